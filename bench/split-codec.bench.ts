@@ -1,0 +1,161 @@
+/**
+ * Sealed-split codec: encode and decode throughput and bytes per point on
+ * three shapes of full 3600-row splits with six methods.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/split-codec.bench.js
+ */
+import { pathToFileURL } from 'node:url';
+import { Bench } from 'tinybench';
+import { decodeSplit, encodeSplit, splitEncodings, type SplitColumns } from '../formats/split-codec.js';
+
+export const METHODS = ['mean', 'sum', 'last', 'max', 'min', 'count'] as const;
+export const POINTS_PER_SPLIT = 3600;
+
+const SECOND = 1_000_000;
+const GRANULARITY = 60 * SECOND;
+// 2024-01-01T00:00:00Z floored to a 3600 x 60 s window.
+const KEY = Math.floor(1_704_067_200_000_000 / (POINTS_PER_SPLIT * GRANULARITY)) * POINTS_PER_SPLIT * GRANULARITY;
+
+export type ShapeName = 'counter' | 'gauge' | 'sparse';
+
+export interface Shape {
+  name: ShapeName;
+  description: string;
+  key: number;
+  granularity: number;
+  data: SplitColumns;
+}
+
+/** Deterministic so that runs and tests compare like with like. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+function normal(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+/** Gnocchi's aggregation of raw points into periods: mean is sum / count. */
+export function aggregate(times: number[], values: number[], key: number, granularity: number): SplitColumns {
+  const timestamps: number[] = [];
+  const sum: number[] = [];
+  const last: number[] = [];
+  const max: number[] = [];
+  const min: number[] = [];
+  const count: number[] = [];
+  for (let i = 0; i < times.length; i++) {
+    const period = key + Math.floor((times[i]! - key) / granularity) * granularity;
+    const v = values[i]!;
+    const row = timestamps.length - 1;
+    if (timestamps[row] === period) {
+      sum[row]! += v;
+      last[row] = v;
+      max[row] = Math.max(max[row]!, v);
+      min[row] = Math.min(min[row]!, v);
+      count[row]!++;
+    } else {
+      timestamps.push(period);
+      sum.push(v);
+      last.push(v);
+      max.push(v);
+      min.push(v);
+      count.push(1);
+    }
+  }
+  const mean = sum.map((s, row) => s / count[row]!);
+  return {
+    timestamps: Float64Array.from(timestamps),
+    columns: [mean, sum, last, max, min, count].map((column) => Float64Array.from(column)),
+    present: METHODS.map(() => null),
+  };
+}
+
+const gauge = (rand: () => number): number => Math.round((40 + 5 * normal(rand)) * 100) / 100;
+
+export function makeShape(name: ShapeName, seed = 1): Shape {
+  const rand = random(seed);
+  const times: number[] = [];
+  const values: number[] = [];
+  let description: string;
+  switch (name) {
+    case 'counter': {
+      description = 'monotonic integer counter sampled once per 60 s period, +1000±30 per sample';
+      let counter = 1_000_000_000;
+      for (let p = 0; p < POINTS_PER_SPLIT; p++) {
+        counter += Math.round(1000 + 30 * normal(rand));
+        times.push(KEY + p * GRANULARITY);
+        values.push(counter);
+      }
+      break;
+    }
+    case 'gauge':
+      description = '40 + N(0,5) rounded to 0.01, sampled every 10 s, 60 s periods';
+      for (let t = 0; t < POINTS_PER_SPLIT * GRANULARITY; t += 10 * SECOND) {
+        times.push(KEY + t);
+        values.push(gauge(rand));
+      }
+      break;
+    case 'sparse':
+      description = 'gauge at random instants, 1-4 per period, 40% of periods empty';
+      for (let p = 0; p < POINTS_PER_SPLIT; p++) {
+        if (rand() < 0.4) continue;
+        const instants = Array.from({ length: 1 + Math.floor(4 * rand()) }, () => Math.floor(rand() * GRANULARITY)).sort((a, b) => a - b);
+        for (const instant of instants) {
+          times.push(KEY + p * GRANULARITY + instant);
+          values.push(gauge(rand));
+        }
+      }
+      break;
+  }
+  return { name, description, key: KEY, granularity: GRANULARITY, data: aggregate(times, values, KEY, GRANULARITY) };
+}
+
+export async function run(): Promise<void> {
+  const shapes = (['counter', 'gauge', 'sparse'] as const).map((name) => makeShape(name));
+  const bench = new Bench({ name: 'split codec', time: 1000 });
+  const encoded = new Map<ShapeName, Uint8Array>();
+  for (const { name, key, granularity, data } of shapes) {
+    const bytes = encodeSplit(key, granularity, data);
+    encoded.set(name, bytes);
+    bench
+      .add(`encode ${name}`, () => {
+        encodeSplit(key, granularity, data);
+      })
+      .add(`decode ${name}`, () => {
+        decodeSplit(bytes, key, granularity, METHODS.length);
+      });
+  }
+  await bench.run();
+
+  const pointsPerSecond = (task: string, rows: number): string => {
+    const result = bench.getTask(task)!.result;
+    return result.state === 'completed' ? Math.round(result.throughput.mean * rows).toLocaleString('en-US') : result.state;
+  };
+  console.log(`${bench.name}: ${POINTS_PER_SPLIT}-period splits, methods ${METHODS.join(',')}, ZSTD`);
+  console.table(shapes.map(({ name, description, data }) => {
+    const bytes = encoded.get(name)!;
+    const rows = data.timestamps.length;
+    return {
+      shape: name,
+      rows,
+      bytes: bytes.length,
+      'bytes/row': +(bytes.length / rows).toFixed(3),
+      'bytes/value': +(bytes.length / (rows * METHODS.length)).toFixed(3),
+      'encode rows/s': pointsPerSecond(`encode ${name}`, rows),
+      'decode rows/s': pointsPerSecond(`decode ${name}`, rows),
+      encodings: splitEncodings(bytes).join(','),
+      data: description,
+    };
+  }));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await run();
+}

@@ -1,0 +1,377 @@
+// Aggregation maths of the engine, reproducing Gnocchi 4.4's carbonara.py
+// (GroupedTimeSeries, AggregatedTimeSerie) and calendar.py bit for bit.
+// Timestamps and durations are integer microseconds since the Unix epoch.
+
+/** Sorted ascending, unique timestamps; values[i] belongs to timestamps[i]. */
+export interface Series {
+  timestamps: Float64Array;
+  values: Float64Array;
+}
+
+export type CalendarGroup = 'Y' | 'H' | 'Q' | 'M' | 'W';
+
+/** A fixed granularity in microseconds, or a calendar grouping. */
+export type Grouping = number | CalendarGroup;
+
+export type BaseMethod =
+  | 'mean' | 'sum' | 'last' | 'max' | 'min' | 'std' | 'median' | 'first' | 'count' | 'quantile';
+
+export interface AggregationMethod {
+  /** As given, e.g. `rate:95pct`. */
+  readonly name: string;
+  readonly base: BaseMethod;
+  /** Percentile (1..99) when base is `quantile`. */
+  readonly q?: number;
+  readonly rate: boolean;
+}
+
+/**
+ * One row per group key; `columns[m][row]` holds method m's value where
+ * `present[m][row]` is 1 (absent cells are NaN).
+ */
+export interface AggregatedColumns {
+  timestamps: Float64Array;
+  columns: Float64Array[];
+  present: Uint8Array[];
+}
+
+const DAY = 86_400_000_000;
+const CALENDAR_GROUPS: ReadonlySet<string> = new Set<CalendarGroup>(['Y', 'H', 'Q', 'M', 'W']);
+const NAMED_METHODS: ReadonlySet<string> = new Set<BaseMethod>([
+  'mean', 'sum', 'last', 'max', 'min', 'std', 'median', 'first', 'count',
+]);
+const PERCENTILE = /^([1-9][0-9]?)pct$/;
+const MONTHS_PER_GROUP: Readonly<Record<Exclude<CalendarGroup, 'W'>, number>> = { Y: 12, H: 6, Q: 3, M: 1 };
+
+export function isCalendarGroup(s: string): s is CalendarGroup {
+  return CALENDAR_GROUPS.has(s);
+}
+
+/**
+ * Accepts exactly Gnocchi's archive-policy method names (the nine named
+ * methods, 1pct..99pct, each optionally prefixed by `rate:`).
+ */
+export function parseMethod(name: string): AggregationMethod | null {
+  const rate = name.startsWith('rate:');
+  const bare = rate ? name.slice(5) : name;
+  const pct = PERCENTILE.exec(bare);
+  if (pct) return { name, base: 'quantile', q: Number(pct[1]), rate };
+  if (NAMED_METHODS.has(bare)) return { name, base: bare as BaseMethod, rate };
+  return null;
+}
+
+/**
+ * Floors `ts` to a multiple of `granularity`. Gnocchi divides nanosecond
+ * counts as float64, so at sub-second granularities a point lying exactly on
+ * a boundary can land in the previous bucket; the same double division is
+ * done here so bucket assignment stays identical.
+ */
+export function roundTimestamp(ts: number, granularity: number): number {
+  return Math.floor((ts * 1000) / (granularity * 1000)) * granularity;
+}
+
+function floorTo(value: number, unit: number): number {
+  return value - (((value % unit) + unit) % unit);
+}
+
+// Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear does not.
+function utcMonthStart(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 1);
+  return d.getTime() * 1000;
+}
+
+/** The timestamp a calendar group is keyed on, as calendar.GROUPINGS computes it. */
+export function calendarGroupStart(ts: number, group: CalendarGroup): number {
+  const midnight = floorTo(ts, DAY);
+  if (group === 'W') {
+    // numpy weeks are Thursday-aligned (1970-01-01 was a Thursday); calendar.py
+    // shifts by 4 days around the cast so weeks start on Sunday.
+    return floorTo(midnight + 4 * DAY, 7 * DAY) - 4 * DAY;
+  }
+  const date = new Date(midnight / 1000);
+  const month = date.getUTCMonth();
+  return utcMonthStart(date.getUTCFullYear(), month - (month % MONTHS_PER_GROUP[group]));
+}
+
+function calendarGroupEnd(groupStart: number, group: CalendarGroup): number {
+  if (group === 'W') return groupStart + 7 * DAY;
+  const date = new Date(groupStart / 1000);
+  return utcMonthStart(date.getUTCFullYear(), date.getUTCMonth() + MONTHS_PER_GROUP[group]);
+}
+
+type KeyOf = (ts: number) => number;
+
+function keyFunction(grouping: Grouping): KeyOf {
+  if (typeof grouping === 'number') {
+    if (!(grouping > 0) || !Number.isFinite(grouping)) {
+      throw new RangeError(`Invalid granularity: ${grouping}`);
+    }
+    return (ts) => roundTimestamp(ts, grouping);
+  }
+  if (!isCalendarGroup(grouping)) throw new RangeError(`Invalid calendar grouping: ${String(grouping)}`);
+  // Input is sorted, so caching the current group's span makes the date
+  // arithmetic run once per group instead of once per point.
+  let lo = Infinity;
+  let hi = -Infinity;
+  return (ts) => {
+    if (ts < lo || ts >= hi) {
+      lo = calendarGroupStart(ts, grouping);
+      hi = calendarGroupEnd(lo, grouping);
+    }
+    return lo;
+  };
+}
+
+/** Contiguous groups: group g spans values[bounds[g], bounds[g + 1]). */
+interface Groups {
+  keys: Float64Array;
+  bounds: Uint32Array;
+  values: Float64Array;
+  sorted?: Float64Array;
+}
+
+function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf): Groups {
+  const n = timestamps.length;
+  const keys = new Float64Array(n);
+  const bounds = new Uint32Array(n + 1);
+  let count = 0;
+  let previous = NaN;
+  for (let i = 0; i < n; i++) {
+    const key = keyOf(timestamps[i]!);
+    if (key !== previous) {
+      keys[count] = key;
+      bounds[count] = i;
+      count++;
+      previous = key;
+    }
+  }
+  bounds[count] = n;
+  return { keys: keys.subarray(0, count), bounds: bounds.subarray(0, count + 1), values };
+}
+
+// Values sorted within each group (NaN last, like numpy.lexsort), shared by
+// median and every percentile of the same grouping.
+function sortedWithinGroups(groups: Groups): Float64Array {
+  if (groups.sorted) return groups.sorted;
+  const sorted = groups.values.slice();
+  const { bounds } = groups;
+  for (let g = 0; g + 1 < bounds.length; g++) {
+    const lo = bounds[g]!;
+    const hi = bounds[g + 1]!;
+    if (hi - lo === 2) {
+      const a = sorted[lo]!;
+      const b = sorted[lo + 1]!;
+      if (a > b || (a !== a && b === b)) {
+        sorted[lo] = b;
+        sorted[lo + 1] = a;
+      }
+    } else if (hi - lo > 2) {
+      sorted.subarray(lo, hi).sort();
+    }
+  }
+  groups.sorted = sorted;
+  return sorted;
+}
+
+function groupSum(v: Float64Array, lo: number, hi: number): number {
+  // numpy.bincount accumulates sequentially from 0.0, so must we.
+  let sum = 0;
+  for (let i = lo; i < hi; i++) sum += v[i]!;
+  return sum;
+}
+
+/** Value of one group spanning [lo, hi) of `groups.values`; positions matter for quantile. */
+type Kernel = (groups: Groups, lo: number, hi: number) => number;
+
+function kernel(method: AggregationMethod): Kernel {
+  switch (method.base) {
+    case 'sum':
+      return (g, lo, hi) => groupSum(g.values, lo, hi);
+    case 'mean':
+      return (g, lo, hi) => groupSum(g.values, lo, hi) / (hi - lo);
+    case 'first':
+      return (g, lo) => g.values[lo]!;
+    case 'last':
+      return (g, _lo, hi) => g.values[hi - 1]!;
+    case 'count':
+      return (_g, lo, hi) => hi - lo;
+    case 'max':
+      // Gnocchi takes the last element of an argsort, where NaN sorts last.
+      return ({ values: v }, lo, hi) => {
+        let max = v[lo]!;
+        for (let i = lo + 1; i < hi; i++) {
+          const x = v[i]!;
+          if (x > max || x !== x) max = x;
+        }
+        return max;
+      };
+    case 'min':
+      // The first element of the same argsort: NaN only if the group is all NaN.
+      return ({ values: v }, lo, hi) => {
+        let min = v[lo]!;
+        for (let i = lo + 1; i < hi; i++) {
+          const x = v[i]!;
+          if (x < min || min !== min) min = x;
+        }
+        return min;
+      };
+    case 'std':
+      return ({ values: v }, lo, hi) => {
+        const n = hi - lo;
+        const mean = groupSum(v, lo, hi) / n;
+        let squares = 0;
+        for (let i = lo; i < hi; i++) {
+          const d = v[i]! - mean;
+          squares += d * d;
+        }
+        return Math.sqrt(squares / (n - 1));
+      };
+    case 'median':
+      // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
+      // to Infinity for |x| > MAX_VALUE / 2.
+      return (g, lo, hi) => {
+        const s = sortedWithinGroups(g);
+        const n = hi - lo;
+        const floor = hi - 1 - Math.floor(n / 2);
+        return (s[floor]! + s[floor + (n % 2 === 0 ? 1 : 0)]!) / 2;
+      };
+    case 'quantile': {
+      if (method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
+      const fraction = method.q / 100;
+      // Positions are offsets into the whole grouped array, not the group:
+      // Gnocchi adds the group's start index before flooring, which changes
+      // the interpolation weights' rounding.
+      return (g, lo, hi) => {
+        const s = sortedWithinGroups(g);
+        const position = lo + (hi - lo - 1) * fraction;
+        const floor = Math.floor(position);
+        const ceil = Math.ceil(position);
+        if (floor === ceil) return s[floor]!;
+        return s[floor]! * (ceil - position) + s[ceil]! * (position - floor);
+      };
+    }
+  }
+}
+
+function lowerBound(sorted: Float64Array, target: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Gnocchi's `derived()`: diffs of consecutive raw points, stamped at the later
+ * point. The previous point may predate `start` by up to one granularity,
+ * so the first point at/after `start` gets a rate only if such a point exists.
+ */
+function derivedGroups(series: Series, granularity: number, firstIndex: number, keyOf: KeyOf, start?: number): Groups {
+  const { timestamps, values } = series;
+  const deriveFrom = start === undefined ? 0 : lowerBound(timestamps, start - granularity);
+  const from = Math.max(deriveFrom + 1, firstIndex);
+  const diffs = new Float64Array(Math.max(timestamps.length - from, 0));
+  for (let i = 0; i < diffs.length; i++) diffs[i] = values[from + i]! - values[from + i - 1]!;
+  return group(timestamps.subarray(from), diffs, keyOf);
+}
+
+/**
+ * Groups `series` once (points with timestamp >= `start` when given) and
+ * applies every method, as Gnocchi's GroupedTimeSeries followed by
+ * AggregatedTimeSerie.from_grouped_serie for each method. Rows are the union
+ * of all methods' group keys.
+ */
+export function aggregateMany(
+  series: Series,
+  grouping: Grouping,
+  methods: readonly AggregationMethod[],
+  start?: number,
+): AggregatedColumns {
+  const keyOf = keyFunction(grouping);
+  const wantsRate = methods.some((m) => m.rate);
+  if (wantsRate && typeof grouping !== 'number') {
+    throw new TypeError('Cannot derive aggregates on calendar granularities.');
+  }
+  const { timestamps, values } = series;
+  const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
+  const plain = methods.some((m) => !m.rate)
+    ? group(timestamps.subarray(firstIndex), values.subarray(firstIndex), keyOf)
+    : undefined;
+  const derived = wantsRate
+    ? derivedGroups(series, grouping as number, firstIndex, keyOf, start)
+    : undefined;
+  // Every derived point is stamped at a raw point >= start, so derived keys
+  // are a subset of the plain keys and the plain keys are already the union.
+  const rowKeys = (plain ?? derived)?.keys ?? new Float64Array(0);
+  const rows = rowKeys.length;
+
+  const columns: Float64Array[] = [];
+  const present: Uint8Array[] = [];
+  for (const method of methods) {
+    const groups = (method.rate ? derived : plain)!;
+    const compute = kernel(method);
+    const minCount = method.base === 'std' ? 2 : 1;
+    const column = new Float64Array(rows);
+    const mask = new Uint8Array(rows);
+    const { keys, bounds } = groups;
+    let row = 0;
+    for (let g = 0; g < keys.length; g++, row++) {
+      while (rowKeys[row] !== keys[g]) column[row++] = NaN;
+      const lo = bounds[g]!;
+      const hi = bounds[g + 1]!;
+      if (hi - lo >= minCount) {
+        column[row] = compute(groups, lo, hi);
+        mask[row] = 1;
+      } else {
+        column[row] = NaN;
+      }
+    }
+    column.fill(NaN, row);
+    columns.push(column);
+    present.push(mask);
+  }
+  return dropEmptyRows({ timestamps: rowKeys, columns, present });
+}
+
+// A group can end up with no value at all, e.g. a single point under `std` only.
+function dropEmptyRows(result: AggregatedColumns): AggregatedColumns {
+  const { timestamps, columns, present } = result;
+  const rows = timestamps.length;
+  const keep = new Uint8Array(rows);
+  for (const mask of present) {
+    for (let row = 0; row < rows; row++) keep[row] |= mask[row]!;
+  }
+  let kept = 0;
+  for (let row = 0; row < rows; row++) kept += keep[row]!;
+  if (kept === rows) return result;
+  const pick = <T extends Float64Array | Uint8Array>(source: T, target: T): T => {
+    for (let row = 0, i = 0; row < rows; row++) {
+      if (keep[row]) target[i++] = source[row]!;
+    }
+    return target;
+  };
+  return {
+    timestamps: pick(timestamps, new Float64Array(kept)),
+    columns: columns.map((c) => pick(c, new Float64Array(kept))),
+    present: present.map((p) => pick(p, new Uint8Array(kept))),
+  };
+}
+
+/** One method over `series`, keeping only groups that have a value. */
+export function aggregate(series: Series, grouping: Grouping, method: AggregationMethod, start?: number): Series {
+  const { timestamps, columns } = aggregateMany(series, grouping, [method], start);
+  return { timestamps, values: columns[0]! };
+}
+
+/**
+ * Re-aggregates an aggregated series to a coarser grouping, as
+ * AggregatedTimeSerie.resample does: the stored method is applied again, so
+ * a `rate:` method derives the already-derived values a second time.
+ */
+export function resample(series: Series, grouping: Grouping, method: AggregationMethod): Series {
+  return aggregate(series, grouping, method);
+}

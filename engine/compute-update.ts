@@ -1,0 +1,176 @@
+/**
+ * The pure half of processing one metric: merge newly received measures into
+ * the raw back-window tail and recompute the aggregates of every period they
+ * touch, as Gnocchi's `add_measures_to_metrics` does. No I/O here; the
+ * caller loads the tail and stores what this returns.
+ */
+import type { ArchivePolicy } from './archive-policy.js';
+import { aggregateMany, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
+import { splitKeyOf, type SplitColumns } from './split.js';
+
+export interface GranularityUpdate {
+  granularity: number;
+  /** Recomputed rows, grouped by split key (ascending). */
+  splits: { key: number; rows: SplitColumns }[];
+  /** Splits with a key below this hold only expired points: delete them. */
+  deleteBefore: number | null;
+}
+
+export interface MetricUpdate {
+  tail: Series;
+  granularities: GranularityUpdate[];
+  /** Measures that were aggregated (after dropping those too old). */
+  accepted: number;
+}
+
+const methodCache = new Map<string, AggregationMethod[]>();
+
+export function policyMethods(policy: ArchivePolicy): AggregationMethod[] {
+  const cacheKey = policy.aggregationMethods.join(',');
+  let methods = methodCache.get(cacheKey);
+  if (methods === undefined) {
+    methods = policy.aggregationMethods.map((name) => {
+      const m = parseMethod(name);
+      if (m === null) throw new Error(`Unknown aggregation method ${name}`);
+      return m;
+    });
+    methodCache.set(cacheKey, methods);
+  }
+  return methods;
+}
+
+/**
+ * Concatenates batches in arrival order and sorts them by timestamp, keeping
+ * the first received point of each timestamp.
+ */
+export function sortMeasures(batches: Series[]): Series {
+  let n = 0;
+  for (const b of batches) n += b.timestamps.length;
+  const ts = new Float64Array(n);
+  const vs = new Float64Array(n);
+  let o = 0;
+  let sorted = true;
+  for (const b of batches) {
+    ts.set(b.timestamps, o);
+    vs.set(b.values, o);
+    o += b.timestamps.length;
+  }
+  for (let i = 1; i < n && sorted; i++) if (ts[i]! <= ts[i - 1]!) sorted = false;
+  if (sorted) return { timestamps: ts, values: vs };
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  // Stable: ties keep arrival order, so the first received comes first.
+  order.sort((x, y) => ts[x]! - ts[y]! || x - y);
+  const outT = new Float64Array(n);
+  const outV = new Float64Array(n);
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    if (m > 0 && outT[m - 1] === ts[i]) continue;
+    outT[m] = ts[i]!;
+    outV[m] = vs[i]!;
+    m++;
+  }
+  return { timestamps: outT.subarray(0, m), values: outV.subarray(0, m) };
+}
+
+/** Merges two sorted series; on equal timestamps the `first` one wins. */
+function mergeKeepFirst(first: Series, second: Series): Series {
+  const a = first.timestamps;
+  const b = second.timestamps;
+  if (a.length === 0) return second;
+  if (b.length === 0) return first;
+  const ts = new Float64Array(a.length + b.length);
+  const vs = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let m = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) {
+      if (j < b.length && a[i] === b[j]) j++;
+      ts[m] = a[i]!;
+      vs[m++] = first.values[i++]!;
+    } else {
+      ts[m] = b[j]!;
+      vs[m++] = second.values[j++]!;
+    }
+  }
+  return { timestamps: ts.subarray(0, m), values: vs.subarray(0, m) };
+}
+
+function lowerBound(arr: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (arr[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sliceSeries(s: Series, from: number): Series {
+  return { timestamps: s.timestamps.subarray(from), values: s.values.subarray(from) };
+}
+
+/** Gnocchi keeps one more block of raw points when a rate method needs the previous point. */
+export function rawBackWindow(policy: ArchivePolicy): number {
+  return policy.backWindow + (policy.aggregationMethods.some((m) => m.startsWith('rate:')) ? 1 : 0);
+}
+
+function firstBlockTimestamp(last: number, blockSize: number, backWindow: number): number {
+  return roundTimestamp(last, blockSize) - blockSize * backWindow;
+}
+
+export function computeUpdate(policy: ArchivePolicy, tail: Series | null, received: Series[]): MetricUpdate | null {
+  let measures = sortMeasures(received);
+  if (measures.timestamps.length === 0) return null;
+  const firstReceived = measures.timestamps[0]!;
+  const blockSize = Math.max(...policy.definition.map((d) => d.granularity));
+  const backWindow = rawBackWindow(policy);
+  if (tail !== null && tail.timestamps.length > 0) {
+    const limit = firstBlockTimestamp(tail.timestamps[tail.timestamps.length - 1]!, blockSize, backWindow);
+    measures = sliceSeries(measures, lowerBound(measures.timestamps, limit));
+    if (measures.timestamps.length === 0) return null;
+  }
+  const merged = tail === null ? measures : mergeKeepFirst(tail, measures);
+  const first = Math.max(merged.timestamps[0]!, firstReceived);
+  const methods = policyMethods(policy);
+
+  const granularities = [...policy.definition]
+    .sort((a, b) => a.granularity - b.granularity)
+    .map((item): GranularityUpdate => {
+      const g = item.granularity;
+      const agg = aggregateMany(merged, g, methods, roundTimestamp(first, g));
+      let from = 0;
+      let deleteBefore: number | null = null;
+      if (item.timespan !== null && agg.timestamps.length > 0) {
+        const oldest = agg.timestamps[agg.timestamps.length - 1]! - item.timespan;
+        // Keep points strictly after `oldest`, as carbonara's truncate does.
+        from = lowerBound(agg.timestamps, oldest);
+        while (from < agg.timestamps.length && agg.timestamps[from]! <= oldest) from++;
+        deleteBefore = splitKeyOf(oldest, g);
+      }
+      const splits: GranularityUpdate['splits'] = [];
+      let start = from;
+      while (start < agg.timestamps.length) {
+        const key = splitKeyOf(agg.timestamps[start]!, g);
+        let end = start + 1;
+        while (end < agg.timestamps.length && splitKeyOf(agg.timestamps[end]!, g) === key) end++;
+        splits.push({
+          key,
+          rows: {
+            timestamps: agg.timestamps.subarray(start, end),
+            columns: agg.columns.map((c) => c.subarray(start, end)),
+            present: agg.present.map((p) => p.subarray(start, end)),
+          },
+        });
+        start = end;
+      }
+      return { granularity: g, splits, deleteBefore };
+    });
+
+  const last = merged.timestamps[merged.timestamps.length - 1]!;
+  const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));
+  return { tail: newTail, granularities, accepted: measures.timestamps.length };
+}

@@ -1,0 +1,144 @@
+/**
+ * The engine facade the server talks to: storage, index, incoming store and
+ * processor wired together, plus the operations that span them.
+ */
+import { availableParallelism } from 'node:os';
+import { v4 as uuidv4 } from 'uuid';
+import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
+import { AggregationDoesNotExist, AggregationMethodDoesNotExist, NoSuchMetric, StorageFull } from './errors.js';
+import { Index, type MetricRecord } from './index.js';
+import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
+import { Processor, type JobRunner } from './processor.js';
+import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
+import { encodeSeries } from './series-bytes.js';
+import { openStorage, type Storage } from './storage.js';
+import type { Series } from './aggregation.js';
+
+export interface EngineOptions {
+  dataDir: string;
+  /** Seed Gnocchi's default policies and rule into a new data directory. */
+  defaultArchivePolicies: boolean;
+  defaultAggregationMethods: readonly string[];
+  /** Worker threads for processing; 0 processes on the main thread. */
+  workers: number;
+  processingIntervalMs: number;
+  mapSize?: number;
+}
+
+export class Engine {
+  readonly storage: Storage;
+  readonly index: Index;
+  readonly processor: Processor;
+  private readonly pool: WorkerRunner | undefined;
+  private seq = Date.now() * 1000;
+
+  private constructor(readonly options: EngineOptions) {
+    this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
+    this.index = new Index(this.storage);
+    let runner: JobRunner;
+    if (options.workers > 0) {
+      this.pool = createWorkerRunner(options.dataDir, options.workers);
+      runner = this.pool.run;
+    } else {
+      runner = inlineRunner(this.storage);
+    }
+    this.processor = new Processor({
+      storage: this.storage,
+      index: this.index,
+      runner,
+      parallelism: Math.max(1, options.workers),
+      intervalMs: options.processingIntervalMs,
+      batchSize: 256,
+      onError: (err) => console.error('processing failed:', err),
+    });
+  }
+
+  static async open(options: EngineOptions): Promise<Engine> {
+    const engine = new Engine(options);
+    if (options.defaultArchivePolicies && engine.storage.meta.get('seeded') === undefined) {
+      await engine.index.ensurePolicies(defaultArchivePolicies(options.defaultAggregationMethods), [
+        { name: 'default', metricPattern: '*', archivePolicyName: 'low' },
+      ]);
+      await engine.storage.meta.put('seeded', true);
+    }
+    engine.processor.start();
+    return engine;
+  }
+
+  static defaultWorkers(): number {
+    return Math.max(1, availableParallelism());
+  }
+
+  async close(): Promise<void> {
+    await this.processor.stop();
+    await this.pool?.destroy();
+    await this.storage.close();
+  }
+
+  newMetricId(): string {
+    return uuidv4();
+  }
+
+  getMetricOrThrow(id: string): MetricRecord {
+    const metric = this.index.getMetric(id);
+    if (metric === undefined) throw new NoSuchMetric(id);
+    return metric;
+  }
+
+  policyOf(metric: MetricRecord): ArchivePolicy {
+    const policy = this.index.getPolicy(metric.archivePolicyName);
+    if (policy === undefined) throw new Error(`Metric ${metric.id} has no policy ${metric.archivePolicyName}`);
+    return policy;
+  }
+
+  async deleteMetric(id: string): Promise<void> {
+    await this.index.deleteMetric(id);
+    this.processor.forget(id);
+  }
+
+  /**
+   * Appends measures to the incoming store in one transaction and resolves
+   * once it is committed: only then may the client be told 202.
+   */
+  async addMeasures(batches: Map<string, Series>): Promise<void> {
+    const entries: [string, number, Buffer][] = [];
+    for (const [metricId, s] of batches) {
+      if (s.timestamps.length === 0) continue;
+      entries.push([metricId, ++this.seq, encodeSeries(s.timestamps, s.values)]);
+    }
+    if (entries.length === 0) return;
+    try {
+      await this.storage.root.transaction(() => {
+        for (const [metricId, seq, bytes] of entries) void this.storage.incoming.put([metricId, seq], bytes);
+      });
+    } catch (err) {
+      if (err instanceof Error && /MDB_MAP_FULL|ENOSPC/.test(err.message)) throw new StorageFull(err.message);
+      throw err;
+    }
+    for (const [metricId, s] of batches) this.processor.noteIncoming(metricId, s.timestamps.length);
+  }
+
+  /** Checks the method and granularities against the metric's policy, then reads. */
+  async getMeasures(
+    metric: MetricRecord,
+    options: Omit<ReadOptions, 'granularities'> & { granularity?: number; refresh?: boolean },
+  ): Promise<AggregatedSeries[]> {
+    const policy = this.policyOf(metric);
+    if (!policy.aggregationMethods.includes(options.method)) {
+      throw new AggregationMethodDoesNotExist(metric.id, options.method);
+    }
+    let granularities = policy.definition.map((d) => d.granularity);
+    if (options.granularity !== undefined) {
+      if (!granularities.includes(options.granularity)) {
+        throw new AggregationDoesNotExist(metric.id, options.method, options.granularity / 1e6);
+      }
+      granularities = [options.granularity];
+    }
+    if (options.refresh && this.processor.hasPending(metric.id)) await this.processor.refresh([metric.id]);
+    const read: ReadOptions = { method: options.method, granularities };
+    if (options.start !== undefined) read.start = options.start;
+    if (options.stop !== undefined) read.stop = options.stop;
+    if (options.resample !== undefined) read.resample = options.resample;
+    return readMeasures(this.storage, metric.id, policy, read);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The engine's error catalogue. Each error carries the HTTP status Gnocchi
+ * answers for the same condition and the description it sends (a string, or
+ * an object with `cause`/`reason`/`detail`); `server/errors.ts` is the one
+ * place that renders them.
+ */
+import { pyFloat } from '../formats/json.js';
+
+export type ErrorDescription = string | Record<string, unknown>;
+
+export class EngineError extends Error {
+  constructor(
+    readonly status: number,
+    readonly description: ErrorDescription,
+  ) {
+    super(typeof description === 'string' ? description : JSON.stringify(description));
+    this.name = new.target.name;
+  }
+}
+
+/** 400 with Gnocchi's voluptuous-style body: `{cause, reason, detail}`. */
+export class InvalidInput extends EngineError {
+  constructor(reason: string, detail: (string | number)[] = []) {
+    super(400, { cause: 'Invalid input', reason, detail: detail.map(String) });
+  }
+}
+
+/** 400 for a bad query-string argument. */
+export class ArgumentError extends EngineError {
+  constructor(reason: string, detail?: string) {
+    super(400, detail === undefined
+      ? { cause: 'Argument value error', reason }
+      : { cause: 'Argument value error', reason, detail });
+  }
+}
+
+export class BadRequest extends EngineError {
+  constructor(description: ErrorDescription) {
+    super(400, description);
+  }
+}
+
+export class NotFound extends EngineError {
+  constructor(description: ErrorDescription) {
+    super(404, description);
+  }
+}
+
+export class Conflict extends EngineError {
+  constructor(description: ErrorDescription) {
+    super(409, description);
+  }
+}
+
+export class NoSuchArchivePolicy extends NotFound {
+  constructor(readonly policyName: string) {
+    super(`Archive policy ${policyName} does not exist`);
+  }
+}
+
+export class ArchivePolicyAlreadyExists extends Conflict {
+  constructor(name: string) {
+    super(`Archive policy ${name} already exists`);
+  }
+}
+
+export class ArchivePolicyInUse extends BadRequest {
+  constructor(name: string) {
+    super(`Archive policy ${name} is still in use`);
+  }
+}
+
+export class UnsupportedArchivePolicyChange extends BadRequest {
+  constructor(name: string, message: string) {
+    super(`Archive policy ${name} does not support change: ${message}`);
+  }
+}
+
+export class NoSuchArchivePolicyRule extends NotFound {
+  constructor(name: string) {
+    super(`Archive policy rule ${name} does not exist`);
+  }
+}
+
+export class ArchivePolicyRuleAlreadyExists extends Conflict {
+  constructor(name: string) {
+    super(`Archive policy rule ${name} already exists`);
+  }
+}
+
+export class NoSuchMetric extends NotFound {
+  constructor(id: string) {
+    super(`Metric ${id} does not exist`);
+  }
+}
+
+export class NoArchivePolicyRuleMatch extends BadRequest {
+  constructor(metricName: string | null) {
+    super(
+      'No archive policy name specified and no archive policy rule found ' +
+        `matching the metric name ${metricName}`,
+    );
+  }
+}
+
+export class AggregationMethodDoesNotExist extends NotFound {
+  constructor(metricId: string, method: string) {
+    super({
+      cause: 'Aggregation method does not exist for this metric',
+      detail: { metric: metricId, aggregation_method: method },
+    });
+  }
+}
+
+export class AggregationDoesNotExist extends NotFound {
+  constructor(metricId: string, method: string, granularitySeconds: number) {
+    super(
+      `Aggregation method '${method}' at granularity '${pyFloat(granularitySeconds)}' ` +
+        `for metric ${metricId} does not exist`,
+    );
+  }
+}
+
+/** The storage refused a write (map full, disk full): retry later. */
+export class StorageFull extends EngineError {
+  constructor(detail: string) {
+    super(507, `Insufficient storage: ${detail}`);
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The index of archive policies, archive policy rules and metrics, stored in
+ * LMDB. Each write runs inside one LMDB write transaction: checks and writes
+ * see the same state.
+ */
+import type { ArchivePolicy } from './archive-policy.js';
+import {
+  ArchivePolicyAlreadyExists,
+  ArchivePolicyInUse,
+  ArchivePolicyRuleAlreadyExists,
+  BadRequest,
+  NoArchivePolicyRuleMatch,
+  NoSuchArchivePolicy,
+  NoSuchArchivePolicyRule,
+  NoSuchMetric,
+} from './errors.js';
+import { compileGlob } from './glob.js';
+import type { Storage } from './storage.js';
+
+export interface ArchivePolicyRule {
+  name: string;
+  metricPattern: string;
+  archivePolicyName: string;
+}
+
+export interface MetricRecord {
+  id: string;
+  name: string | null;
+  unit: string | null;
+  archivePolicyName: string;
+  creator: string;
+  resourceId: string | null;
+}
+
+export type MetricSortKey = 'id' | 'name' | 'unit' | 'archive_policy_name' | 'creator' | 'resource_id';
+export const METRIC_SORT_KEYS: readonly MetricSortKey[] = ['id', 'name', 'unit', 'archive_policy_name', 'creator', 'resource_id'];
+
+export interface SortSpec<K extends string> {
+  key: K;
+  direction: 'asc' | 'desc';
+}
+
+export interface MetricFilter {
+  id?: string;
+  name?: string;
+  unit?: string;
+  archive_policy_name?: string;
+  creator?: string;
+  resource_id?: string;
+}
+
+export interface ListMetricsOptions {
+  filter: MetricFilter;
+  sorts: SortSpec<MetricSortKey>[];
+  limit: number;
+  marker?: string;
+}
+
+function metricField(m: MetricRecord, key: MetricSortKey): string | null {
+  switch (key) {
+    case 'id': return m.id;
+    case 'name': return m.name;
+    case 'unit': return m.unit;
+    case 'archive_policy_name': return m.archivePolicyName;
+    case 'creator': return m.creator;
+    case 'resource_id': return m.resourceId;
+  }
+}
+
+/** SQL ordering as PostgreSQL does it: NULLs sort last ascending, first descending. */
+function compareNullable(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
+
+export function metricComparator(sorts: SortSpec<MetricSortKey>[]): (a: MetricRecord, b: MetricRecord) => number {
+  const keys = sorts.some((s) => s.key === 'id') ? sorts : [...sorts, { key: 'id' as const, direction: 'asc' as const }];
+  return (a, b) => {
+    for (const { key, direction } of keys) {
+      const c = compareNullable(metricField(a, key), metricField(b, key));
+      if (c !== 0) return direction === 'asc' ? c : -c;
+    }
+    return 0;
+  };
+}
+
+export class Index {
+  constructor(private readonly storage: Storage) {}
+
+  getPolicy(name: string): ArchivePolicy | undefined {
+    return this.storage.policies.get(name) as ArchivePolicy | undefined;
+  }
+
+  listPolicies(): ArchivePolicy[] {
+    return [...this.storage.policies.getRange()].map((e) => e.value as ArchivePolicy);
+  }
+
+  createPolicy(policy: ArchivePolicy): Promise<ArchivePolicy> {
+    return this.storage.root.transaction(() => {
+      if (this.storage.policies.get(policy.name) !== undefined) throw new ArchivePolicyAlreadyExists(policy.name);
+      void this.storage.policies.put(policy.name, policy);
+      return policy;
+    });
+  }
+
+  /** Creates the policies that are missing; used to seed a new data directory. */
+  ensurePolicies(policies: ArchivePolicy[], rules: ArchivePolicyRule[]): Promise<void> {
+    return this.storage.root.transaction(() => {
+      for (const p of policies) {
+        if (this.storage.policies.get(p.name) === undefined) void this.storage.policies.put(p.name, p);
+      }
+      for (const r of rules) {
+        if (this.storage.rules.get(r.name) === undefined) void this.storage.rules.put(r.name, r);
+      }
+    });
+  }
+
+  updatePolicy(name: string, update: (current: ArchivePolicy) => ArchivePolicy): Promise<ArchivePolicy> {
+    return this.storage.root.transaction(() => {
+      const current = this.getPolicy(name);
+      if (current === undefined) throw new NoSuchArchivePolicy(name);
+      const next = update(current);
+      void this.storage.policies.put(name, next);
+      return next;
+    });
+  }
+
+  deletePolicy(name: string): Promise<void> {
+    return this.storage.root.transaction(() => {
+      if (this.getPolicy(name) === undefined) throw new NoSuchArchivePolicy(name);
+      const usedByRule = this.listRules().some((r) => r.archivePolicyName === name);
+      if (usedByRule || this.someMetric((m) => m.archivePolicyName === name)) throw new ArchivePolicyInUse(name);
+      void this.storage.policies.remove(name);
+    });
+  }
+
+  getRule(name: string): ArchivePolicyRule | undefined {
+    return this.storage.rules.get(name) as ArchivePolicyRule | undefined;
+  }
+
+  /** Ordered by pattern, reverse alphabetical, as Gnocchi lists them. */
+  listRules(): ArchivePolicyRule[] {
+    const rules = [...this.storage.rules.getRange()].map((e) => e.value as ArchivePolicyRule);
+    return rules.sort((a, b) => (a.metricPattern < b.metricPattern ? 1 : a.metricPattern > b.metricPattern ? -1 : 0));
+  }
+
+  createRule(rule: ArchivePolicyRule): Promise<ArchivePolicyRule> {
+    return this.storage.root.transaction(() => {
+      if (this.getPolicy(rule.archivePolicyName) === undefined) {
+        throw new BadRequest({ cause: 'Archive policy does not exist', detail: rule.archivePolicyName });
+      }
+      if (this.getRule(rule.name) !== undefined) throw new ArchivePolicyRuleAlreadyExists(rule.name);
+      void this.storage.rules.put(rule.name, rule);
+      return rule;
+    });
+  }
+
+  renameRule(name: string, newName: string): Promise<ArchivePolicyRule> {
+    return this.storage.root.transaction(() => {
+      const rule = this.getRule(name);
+      if (rule === undefined) throw new NoSuchArchivePolicyRule(name);
+      if (newName !== name && this.getRule(newName) !== undefined) {
+        throw new BadRequest(
+          `Archive policy rule ${name} does not support change: Archive policy rule ${newName} already exists.`,
+        );
+      }
+      const renamed = { ...rule, name: newName };
+      void this.storage.rules.remove(name);
+      void this.storage.rules.put(newName, renamed);
+      return renamed;
+    });
+  }
+
+  deleteRule(name: string): Promise<void> {
+    return this.storage.root.transaction(() => {
+      if (this.getRule(name) === undefined) throw new NoSuchArchivePolicyRule(name);
+      void this.storage.rules.remove(name);
+    });
+  }
+
+  /** The policy of the longest rule pattern matching a metric name. */
+  policyNameForMetric(metricName: string | null): string {
+    const name = metricName ?? '';
+    const rules = this.listRules().sort((a, b) => b.metricPattern.length - a.metricPattern.length);
+    for (const rule of rules) {
+      if (compileGlob(rule.metricPattern).test(name)) return rule.archivePolicyName;
+    }
+    throw new NoArchivePolicyRuleMatch(metricName);
+  }
+
+  getMetric(id: string): MetricRecord | undefined {
+    return this.storage.metrics.get(id) as MetricRecord | undefined;
+  }
+
+  createMetric(metric: MetricRecord): Promise<MetricRecord> {
+    return this.storage.root.transaction(() => {
+      if (this.getPolicy(metric.archivePolicyName) === undefined) {
+        throw new BadRequest(`Archive policy ${metric.archivePolicyName} does not exist`);
+      }
+      void this.storage.metrics.put(metric.id, metric);
+      return metric;
+    });
+  }
+
+  /** Removes the metric with everything stored for it. */
+  deleteMetric(id: string): Promise<void> {
+    const { storage } = this;
+    return storage.root.transaction(() => {
+      if (this.getMetric(id) === undefined) throw new NoSuchMetric(id);
+      void storage.metrics.remove(id);
+      void storage.tails.remove(id);
+      for (const key of storage.incoming.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+        void storage.incoming.remove(key);
+      }
+      for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
+        void storage.splits.remove(key);
+      }
+    });
+  }
+
+  private someMetric(predicate: (m: MetricRecord) => boolean): boolean {
+    for (const { value } of this.storage.metrics.getRange()) {
+      if (predicate(value as MetricRecord)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * One page of metrics. Memory stays bounded by `limit` whatever the number
+   * of metrics: matches are kept in a sorted window of at most `limit`.
+   */
+  listMetrics(options: ListMetricsOptions): MetricRecord[] {
+    const compare = metricComparator(options.sorts);
+    let after: MetricRecord | undefined;
+    if (options.marker !== undefined) {
+      after = this.getMetric(options.marker);
+      if (after === undefined) throw new BadRequest(`Invalid marker: \`${options.marker}'`);
+    }
+    const filters = Object.entries(options.filter) as [keyof MetricFilter, string][];
+    const page: MetricRecord[] = [];
+    for (const { value } of this.storage.metrics.getRange()) {
+      const m = value as MetricRecord;
+      if (!filters.every(([k, v]) => metricField(m, k) === v)) continue;
+      if (after !== undefined && compare(m, after) <= 0) continue;
+      if (page.length === options.limit && compare(m, page[page.length - 1]!) >= 0) continue;
+      let i = page.length;
+      while (i > 0 && compare(page[i - 1]!, m) > 0) i--;
+      page.splice(i, 0, m);
+      if (page.length > options.limit) page.pop();
+    }
+    return page;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Reading a metric's aggregates: map [start, stop) to split keys, decode only
+ * those splits and only the requested method's column, then apply retention,
+ * resampling and bounds as Gnocchi's `get_aggregated_measures` does.
+ */
+import type { ArchivePolicy } from './archive-policy.js';
+import {
+  calendarGroupStart,
+  isCalendarGroup,
+  parseMethod,
+  resample as resampleSeries,
+  roundTimestamp,
+  type Grouping,
+  type Series,
+} from './aggregation.js';
+import { decodeStoredSplit, splitKeyOf } from './split.js';
+import type { Storage } from './storage.js';
+
+export interface ReadOptions {
+  method: string;
+  /** Granularities to return, microseconds; coarsest first in the answer. */
+  granularities: number[];
+  start?: number;
+  stop?: number;
+  resample?: Grouping;
+}
+
+export interface AggregatedSeries extends Series {
+  /** Microseconds, or the calendar letter of a calendar resample. */
+  granularity: number | string;
+}
+
+function lowerBound(arr: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (arr[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function readColumn(
+  storage: Storage,
+  metricId: string,
+  policy: ArchivePolicy,
+  granularity: number,
+  column: number,
+  start: number | undefined,
+  stop: number | undefined,
+): Series {
+  const ncols = policy.aggregationMethods.length;
+  const startKey = start === undefined ? -1 : splitKeyOf(start, granularity);
+  const endKey = stop === undefined ? Number.MAX_SAFE_INTEGER : splitKeyOf(stop, granularity) + 1;
+  const ts: Float64Array[] = [];
+  const vs: Float64Array[] = [];
+  let total = 0;
+  for (const { key, value } of storage.splits.getRange({
+    start: [metricId, granularity, startKey],
+    end: [metricId, granularity, endKey],
+  })) {
+    const data = decodeStoredSplit(value, key[2], granularity, ncols);
+    const present = data.present[column];
+    const col = data.columns[column]!;
+    if (present === null || present === undefined) {
+      ts.push(data.timestamps);
+      vs.push(col);
+      total += col.length;
+    } else {
+      const t: number[] = [];
+      const v: number[] = [];
+      for (let i = 0; i < col.length; i++) {
+        if (present[i] === 1) {
+          t.push(data.timestamps[i]!);
+          v.push(col[i]!);
+        }
+      }
+      ts.push(Float64Array.from(t));
+      vs.push(Float64Array.from(v));
+      total += t.length;
+    }
+  }
+  const timestamps = new Float64Array(total);
+  const values = new Float64Array(total);
+  let o = 0;
+  for (let i = 0; i < ts.length; i++) {
+    timestamps.set(ts[i]!, o);
+    values.set(vs[i]!, o);
+    o += ts[i]!.length;
+  }
+  return { timestamps, values };
+}
+
+function slice(s: Series, from: number, to: number): Series {
+  return { timestamps: s.timestamps.subarray(from, to), values: s.values.subarray(from, to) };
+}
+
+export function readMeasures(storage: Storage, metricId: string, policy: ArchivePolicy, options: ReadOptions): AggregatedSeries[] {
+  const column = policy.aggregationMethods.indexOf(options.method);
+  const method = parseMethod(options.method);
+  if (column < 0 || method === null) throw new Error(`Method ${options.method} not in policy`);
+  const granularities = [...options.granularities].sort((a, b) => b - a);
+  return granularities.map((granularity) => {
+    const item = policy.definition.find((d) => d.granularity === granularity);
+    let series = readColumn(storage, metricId, policy, granularity, column, options.start, options.stop);
+    const n = series.timestamps.length;
+    if (item?.timespan != null && n > 0) {
+      const oldest = series.timestamps[n - 1]! - item.timespan;
+      let from = lowerBound(series.timestamps, oldest);
+      while (from < n && series.timestamps[from]! <= oldest) from++;
+      series = slice(series, from, n);
+    }
+    let outGranularity: number | string = granularity;
+    if (options.resample !== undefined) {
+      series = resampleSeries(series, options.resample, method);
+      outGranularity = options.resample;
+    }
+    let from = 0;
+    let to = series.timestamps.length;
+    if (options.start !== undefined) {
+      const g = outGranularity;
+      const rounded = typeof g === 'string' && isCalendarGroup(g) ? calendarGroupStart(options.start, g) : roundTimestamp(options.start, g as number);
+      from = lowerBound(series.timestamps, rounded);
+    }
+    if (options.stop !== undefined) to = lowerBound(series.timestamps, options.stop);
+    return { ...slice(series, from, Math.max(from, to)), granularity: outGranularity };
+  });
+}

@@ -1,0 +1,153 @@
+/**
+ * Splits: the aggregates of one (metric, granularity) over a fixed window of
+ * POINTS_PER_SPLIT periods, one timestamp column and one column per method.
+ * The newest split of a series is still receiving points, so it is stored raw
+ * (typed arrays copied verbatim, cheap to rewrite); once a newer split
+ * starts it is sealed into the compressed Arrow form, encoded exactly once.
+ */
+import { decodeSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+
+export type { SplitColumns };
+
+export const POINTS_PER_SPLIT = 3600;
+
+const TAG_RAW = 0x52; // 'R'
+const TAG_SEALED = 0x41; // 'A'
+const RAW_HEADER = 8;
+
+export function splitKeyOf(timestamp: number, granularity: number): number {
+  const span = granularity * POINTS_PER_SPLIT;
+  return Math.floor(timestamp / span) * span;
+}
+
+export function isRaw(bytes: Uint8Array): boolean {
+  return bytes[0] === TAG_RAW;
+}
+
+export function encodeRawSplit(data: SplitColumns): Buffer {
+  const n = data.timestamps.length;
+  const ncols = data.columns.length;
+  let size = RAW_HEADER + 8 * n * (1 + ncols) + ncols;
+  for (const p of data.present) if (p !== null) size += n;
+  const out = Buffer.allocUnsafe(size);
+  out[0] = TAG_RAW;
+  out[1] = ncols;
+  out.writeUInt16LE(0, 2);
+  out.writeUInt32LE(n, 4);
+  let offset = RAW_HEADER;
+  const put = (arr: Float64Array) => {
+    out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), offset);
+    offset += arr.byteLength;
+  };
+  put(data.timestamps);
+  for (const col of data.columns) put(col);
+  for (const p of data.present) {
+    const allPresent = p === null || p.every((v) => v === 1);
+    out[offset++] = allPresent ? 0 : 1;
+    if (!allPresent) {
+      out.set(p, offset);
+      offset += n;
+    }
+  }
+  return out.subarray(0, offset);
+}
+
+function decodeRawSplit(bytes: Uint8Array): SplitColumns {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ncols = bytes[1]!;
+  const n = view.getUint32(4, true);
+  let offset = RAW_HEADER;
+  const take = () => {
+    // Copy: LMDB buffers are not 8-byte aligned and are only valid briefly.
+    const arr = new Float64Array(n);
+    new Uint8Array(arr.buffer).set(bytes.subarray(offset, offset + 8 * n));
+    offset += 8 * n;
+    return arr;
+  };
+  const timestamps = take();
+  const columns = Array.from({ length: ncols }, take);
+  const present: (Uint8Array | null)[] = [];
+  for (let c = 0; c < ncols; c++) {
+    if (bytes[offset++] === 0) present.push(null);
+    else {
+      present.push(bytes.slice(offset, offset + n));
+      offset += n;
+    }
+  }
+  return { timestamps, columns, present };
+}
+
+export function encodeSealedSplit(key: number, granularity: number, data: SplitColumns): Buffer {
+  const body = encodeSplit(key, granularity, data);
+  const out = Buffer.allocUnsafe(body.length + 1);
+  out[0] = TAG_SEALED;
+  out.set(body, 1);
+  return out;
+}
+
+export function decodeStoredSplit(bytes: Uint8Array, key: number, granularity: number, ncols: number): SplitColumns {
+  if (bytes[0] === TAG_RAW) return decodeRawSplit(bytes);
+  if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols);
+  throw new Error(`Unknown split encoding tag ${bytes[0]}`);
+}
+
+function isPresent(data: SplitColumns, col: number, row: number): boolean {
+  const p = data.present[col];
+  return p === null || p === undefined || p[row] === 1;
+}
+
+/**
+ * Overlays `update` on `existing`: per method, a value present in the update
+ * replaces the stored one at the same timestamp (Gnocchi merges each method's
+ * series with the new points winning).
+ */
+export function mergeSplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
+  const ncols = update.columns.length;
+  const a = existing.timestamps;
+  const b = update.timestamps;
+  if (a.length === 0) return update;
+  // Common case: the update only appends after the stored points.
+  const appendOnly = b.length === 0 || b[0]! > a[a.length - 1]!;
+  const ts: number[] = [];
+  const srcA: number[] = [];
+  const srcB: number[] = [];
+  if (appendOnly) {
+    for (let i = 0; i < a.length; i++) { ts.push(a[i]!); srcA.push(i); srcB.push(-1); }
+    for (let j = 0; j < b.length; j++) { ts.push(b[j]!); srcA.push(-1); srcB.push(j); }
+  } else {
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      if (j >= b.length || (i < a.length && a[i]! < b[j]!)) { ts.push(a[i]!); srcA.push(i++); srcB.push(-1); }
+      else if (i >= a.length || b[j]! < a[i]!) { ts.push(b[j]!); srcA.push(-1); srcB.push(j++); }
+      else { ts.push(a[i]!); srcA.push(i++); srcB.push(j++); }
+    }
+  }
+  const n = ts.length;
+  const columns: Float64Array[] = [];
+  const present: (Uint8Array | null)[] = [];
+  for (let c = 0; c < ncols; c++) {
+    const col = new Float64Array(n);
+    const mask = new Uint8Array(n);
+    let all = true;
+    for (let r = 0; r < n; r++) {
+      const jb = srcB[r]!;
+      const ia = srcA[r]!;
+      if (jb >= 0 && isPresent(update, c, jb)) { col[r] = update.columns[c]![jb]!; mask[r] = 1; }
+      else if (ia >= 0 && isPresent(existing, c, ia)) { col[r] = existing.columns[c]![ia]!; mask[r] = 1; }
+      else { col[r] = Number.NaN; all = false; }
+    }
+    columns.push(col);
+    present.push(all ? null : mask);
+  }
+  return { timestamps: Float64Array.from(ts), columns, present };
+}
+
+/** Rows [from, to) of a split. */
+export function sliceSplit(data: SplitColumns, from: number, to: number): SplitColumns {
+  return {
+    timestamps: data.timestamps.subarray(from, to),
+    columns: data.columns.map((c) => c.subarray(from, to)),
+    present: data.present.map((p) => (p === null ? null : p.subarray(from, to))),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The embedded LMDB environment and its named databases. The server opens it
+ * read-write; worker threads open the same path to read splits and commit
+ * their processing results (LMDB serialises writers across threads).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+/** Bumped whenever the on-disk layout changes incompatibly. */
+export const FORMAT_VERSION = 1;
+
+export type IncomingKey = [metricId: string, seq: number];
+export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
+
+export interface Storage {
+  readonly root: RootDatabase;
+  readonly meta: Database<unknown, string>;
+  readonly policies: Database<unknown, string>;
+  readonly rules: Database<unknown, string>;
+  readonly metrics: Database<unknown, string>;
+  /** Measures accepted but not yet aggregated. */
+  readonly incoming: Database<Buffer, IncomingKey>;
+  /** Raw points kept for the back window, one entry per metric. */
+  readonly tails: Database<Buffer, string>;
+  /** Aggregated splits, raw (open) or Arrow-encoded (sealed). */
+  readonly splits: Database<Buffer, SplitKeyTuple>;
+  close(): Promise<void>;
+}
+
+export class FormatVersionMismatch extends Error {
+  constructor(found: unknown, dir: string) {
+    super(
+      `The data directory ${dir} holds on-disk format version ${String(found)}, ` +
+        `this release reads version ${FORMAT_VERSION}; refusing to start`,
+    );
+  }
+}
+
+export interface StorageOptions {
+  /** Bytes; LMDB's map grows up to this size. */
+  mapSize?: number;
+  readOnly?: boolean;
+}
+
+export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
+
+export function dbPath(dataDir: string): string {
+  return join(dataDir, 'db');
+}
+
+export function openStorage(dataDir: string, options: StorageOptions = {}): Storage {
+  const path = dbPath(dataDir);
+  if (!options.readOnly) mkdirSync(path, { recursive: true });
+  const root = open({
+    path,
+    maxDbs: 16,
+    mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
+    readOnly: options.readOnly ?? false,
+  });
+  const storage: Storage = {
+    root,
+    meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
+    policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
+    rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
+    metrics: root.openDB({ name: 'metrics', encoding: 'msgpack' }),
+    incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
+    tails: root.openDB({ name: 'tails', encoding: 'binary' }),
+    splits: root.openDB({ name: 'splits', encoding: 'binary' }),
+    close: () => root.close(),
+  };
+  if (!options.readOnly) {
+    const found = storage.meta.get('format');
+    if (found === undefined) storage.meta.putSync('format', FORMAT_VERSION);
+    else if (found !== FORMAT_VERSION) {
+      void root.close();
+      throw new FormatVersionMismatch(found, dataDir);
+    }
+  }
+  return storage;
+}

@@ -1,0 +1,850 @@
+/**
+ * Codec for a sealed split: the aggregates of one (metric, granularity) over
+ * one fixed window, as one Arrow IPC record batch with ZSTD body compression.
+ *
+ * Layout of an encoded split (format version 1):
+ *
+ *   u8      format version
+ *   u32le   CRC-32 of every byte after this field
+ *   varint  value column count
+ *   per value column: u8 encoding id, then that encoding's parameters
+ *   Arrow IPC record-batch message (no schema message: the schema is fixed
+ *   by the column count and rebuilt on decode)
+ *
+ * Column 0 of the batch is a non-null Uint32 of timestamp steps: the first is
+ * the offset of the first row from the split key, the next ones the gap to
+ * the previous row, all in units of the granularity. Value columns are
+ * nullable Uint64 whose validity is the presence mask and whose 8n data bytes
+ * are the column transformed by its encoding, usually then byte-split (byte k
+ * of every word together) so that the slowly varying bytes of consecutive
+ * words sit next to each other for ZSTD. Columns derived from others
+ * (constant, same as, quotient of) store zeros, which compress to a few
+ * bytes.
+ */
+import { crc32 } from 'node:zlib';
+import {
+  CompressionType,
+  Field,
+  RecordBatch,
+  RecordBatchReader,
+  RecordBatchStreamWriter,
+  Schema,
+  Struct,
+  Uint32,
+  Uint64,
+  compressionRegistry,
+  makeData,
+  type Data,
+} from 'apache-arrow';
+import { Compressor, Decompressor } from 'zstd-napi';
+
+export interface SplitColumns {
+  /** Ascending, each >= key, `(ts - key)` a multiple of the granularity. */
+  timestamps: Float64Array;
+  /** One per aggregation method, each as long as `timestamps`. */
+  columns: Float64Array[];
+  /**
+   * Per column: null when every row holds a value, else 1/0 per row. The
+   * value of an absent row is ignored on encode and decodes as 0; decode
+   * returns null for a column whose rows are all present.
+   */
+  present: (Uint8Array | null)[];
+}
+
+/** How a value column was stored; `splitEncodings` reports them. */
+export type ColumnEncoding = 'raw' | 'bytesplit' | 'xor' | 'delta' | 'constant' | 'same' | 'quotient';
+
+/** The bytes are not a split this codec can read as asked. */
+export class CorruptSplitError extends Error {
+  override readonly name = 'CorruptSplitError';
+}
+
+const FORMAT_VERSION = 1;
+const CRC_OFFSET = 1;
+const CRC_END = CRC_OFFSET + 4;
+
+// Ids are stored: append new ones, never renumber.
+const RAW = 0;
+const BYTESPLIT = 1;
+const XOR = 2;
+const DELTA = 3;
+const CONSTANT = 4;
+const SAME = 5;
+const QUOTIENT = 6;
+const ENCODING_NAMES: readonly ColumnEncoding[] = ['raw', 'bytesplit', 'xor', 'delta', 'constant', 'same', 'quotient'];
+
+type ColumnParams =
+  | { id: typeof RAW | typeof BYTESPLIT | typeof XOR }
+  | { id: typeof CONSTANT; lo: number; hi: number }
+  | { id: typeof SAME; column: number }
+  | { id: typeof DELTA; decimals: number; residualBits: number }
+  | { id: typeof QUOTIENT; dividend: number; divisor: number };
+
+// Level 3 is ZSTD's default; higher levels barely shrink byte-split planes
+// and slow down the encode of every sealed split.
+const ZSTD_LEVEL = 3;
+// Literals rather than 10 ** d, so that encoder and decoder divide by the
+// same exact doubles whatever the engine's pow does.
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+const MAX_DECIMALS = POW10.length - 1;
+// Keeps |delta| <= 2^52 and its zigzag <= 2^53, exact in a double.
+const MAX_MANTISSA = 2 ** 51;
+// A decimal mantissa may miss the stored double by this many units in the
+// last place: enough for the rounding of a sum of decimals, too few for a
+// coarser scale to pass for the right one.
+const MAX_RESIDUAL_BITS = 13;
+const MAX_RESIDUAL = 2 ** (MAX_RESIDUAL_BITS - 1);
+const TWO_32 = 2 ** 32;
+const TWO_53 = 2 ** 53;
+
+// apache-arrow ships no codecs and its registry is process-wide: register
+// ZSTD once, and leave any codec another module registered first in place
+// (every ZSTD codec reads every other's frames).
+const compressor = new Compressor();
+compressor.setParameters({ compressionLevel: ZSTD_LEVEL });
+
+function compressedSize(bytes: Uint8Array): number {
+  return compressor.compress(bytes).length;
+}
+
+if (compressionRegistry.get(CompressionType.ZSTD) === null) {
+  const decompressor = new Decompressor();
+  compressionRegistry.set(CompressionType.ZSTD, {
+    encode: (bytes) => compressor.compress(bytes),
+    decode: (bytes) => decompressor.decompress(bytes),
+  });
+}
+
+const TIMESTAMP_TYPE = new Uint32();
+const VALUE_TYPE = new Uint64();
+
+interface BatchShape {
+  schema: Schema;
+  struct: Struct;
+}
+
+const shapes = new Map<number, BatchShape>();
+
+function shapeFor(columnCount: number): BatchShape {
+  let shape = shapes.get(columnCount);
+  if (shape === undefined) {
+    const fields: Field[] = [new Field('t', TIMESTAMP_TYPE, false)];
+    for (let j = 0; j < columnCount; j++) fields.push(new Field(`v${j}`, VALUE_TYPE, true));
+    shape = { schema: new Schema(fields), struct: new Struct(fields) };
+    shapes.set(columnCount, shape);
+  }
+  return shape;
+}
+
+/** Writes our header then one record-batch message, and nothing else. */
+class BareBatchWriter extends RecordBatchStreamWriter {
+  static encode(header: Uint8Array, batch: RecordBatch): Uint8Array {
+    const writer = new BareBatchWriter({ compressionType: CompressionType.ZSTD });
+    writer.reset(undefined, batch.schema);
+    writer._write(header);
+    writer.write(batch);
+    writer.finish();
+    return writer.toUint8Array(true);
+  }
+
+  protected override _writeSchema(): this {
+    return this;
+  }
+
+  protected override _writeFooter(): this {
+    return this;
+  }
+}
+
+export function encodeSplit(key: number, granularity: number, data: SplitColumns): Uint8Array {
+  const { timestamps, columns, present } = data;
+  const n = timestamps.length;
+  if (present.length !== columns.length) {
+    throw new RangeError(`${columns.length} columns but ${present.length} presence masks`);
+  }
+  for (let j = 0; j < columns.length; j++) {
+    if (columns[j].length !== n || (present[j] !== null && present[j]!.length !== n)) {
+      throw new RangeError(`column ${j} does not have ${n} rows`);
+    }
+  }
+  const header = new ByteWriter();
+  header.u8(FORMAT_VERSION);
+  header.u32(0);
+  header.varint(columns.length);
+  const children: Data[] = [makeData({ type: TIMESTAMP_TYPE, length: n, data: timestampSteps(key, granularity, timestamps) })];
+  planColumns(data).forEach(({ params, stored }, j) => {
+    writeParams(header, params);
+    const mask = present[j];
+    const nullCount = mask === null ? 0 : n - countPresent(mask);
+    children.push(makeData({
+      type: VALUE_TYPE,
+      length: n,
+      nullCount,
+      ...(nullCount > 0 ? { nullBitmap: validityBitmap(mask!) } : {}),
+      data: new BigUint64Array(stored.buffer, stored.byteOffset, n),
+    }));
+  });
+  const { schema, struct } = shapeFor(columns.length);
+  const batch = new RecordBatch(schema, makeData({ type: struct, length: n, children }));
+  const bytes = BareBatchWriter.encode(header.bytes(), batch);
+  new DataView(bytes.buffer, bytes.byteOffset).setUint32(CRC_OFFSET, crc32(bytes.subarray(CRC_END)), true);
+  return bytes;
+}
+
+export function decodeSplit(bytes: Uint8Array, key: number, granularity: number, columnCount: number): SplitColumns {
+  const header = new HeaderReader(readChecked(bytes));
+  const stored = header.varint();
+  if (stored !== columnCount) {
+    throw new CorruptSplitError(`split has ${stored} value columns, expected ${columnCount}`);
+  }
+  const params = readAllParams(header, columnCount);
+  const batch = readBatch(bytes.subarray(CRC_END + header.offset), columnCount);
+  const n = batch.numRows;
+  const [steps, ...children] = batch.data.children;
+  const present = children.map((child) => (child.nullCount === 0 ? null : presenceMask(child.nullBitmap!, n)));
+  const columns: Float64Array[] = new Array(columnCount);
+  // Derived columns read the columns they name, so those are decoded first.
+  for (const phase of [0, 1, 2]) {
+    for (let j = 0; j < columnCount; j++) {
+      if (decodePhase(params[j]) === phase) {
+        columns[j] = decodeColumn(params[j], children[j].values as BigUint64Array, j, present, columns);
+      }
+    }
+  }
+  return { timestamps: decodeTimestamps(key, granularity, steps.values as Uint32Array), columns, present };
+}
+
+/** The encoding each value column of an encoded split was stored with. */
+export function splitEncodings(bytes: Uint8Array): ColumnEncoding[] {
+  const header = new HeaderReader(readChecked(bytes));
+  return readAllParams(header, header.varint()).map(({ id }) => ENCODING_NAMES[id]);
+}
+
+// ---------------------------------------------------------------------------
+// Timestamps
+
+function timestampSteps(key: number, granularity: number, timestamps: Float64Array): Uint32Array {
+  if (!(Number.isSafeInteger(granularity) && granularity > 0)) {
+    throw new RangeError(`granularity must be a positive integer of microseconds, got ${granularity}`);
+  }
+  const steps = new Uint32Array(timestamps.length);
+  let previous = 0;
+  for (let i = 0; i < timestamps.length; i++) {
+    const offset = (timestamps[i] - key) / granularity;
+    const step = offset - previous;
+    if (!Number.isInteger(offset) || !(step > 0 || (i === 0 && step === 0)) || step >= TWO_32) {
+      throw new RangeError(
+        `timestamp ${timestamps[i]} at row ${i} is not on the ${granularity} µs grid after key ${key} and the previous row`,
+      );
+    }
+    steps[i] = step;
+    previous = offset;
+  }
+  return steps;
+}
+
+function decodeTimestamps(key: number, granularity: number, steps: Uint32Array): Float64Array {
+  const timestamps = new Float64Array(steps.length);
+  let offset = 0;
+  for (let i = 0; i < steps.length; i++) {
+    offset += steps[i];
+    timestamps[i] = key + offset * granularity;
+  }
+  return timestamps;
+}
+
+// ---------------------------------------------------------------------------
+// Choosing encodings
+
+interface ColumnPlan {
+  params: ColumnParams;
+  /** The 8n bytes the Arrow column carries. */
+  stored: Uint8Array;
+}
+
+/**
+ * Cheapest first: a constant, a copy of an earlier column (one raw point per
+ * period makes mean, sum, last, max and min equal), a quotient of two other
+ * columns (Gnocchi's mean is sum / count), then the transform (decimal
+ * delta, XOR, plain bits) whose byte planes have the least entropy. A
+ * quotient's operands are never derived themselves, so decoding needs no
+ * more than three phases.
+ */
+function planColumns(data: SplitColumns): ColumnPlan[] {
+  const { columns, present } = data;
+  const n = data.timestamps.length;
+  const plans: (ColumnPlan | undefined)[] = columns.map(() => undefined);
+  for (let j = 0; j < columns.length; j++) {
+    const constant = constantBits(columns[j], present[j]);
+    if (constant !== null) {
+      plans[j] = { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeroWords(n) };
+      continue;
+    }
+    for (let r = 0; r < j; r++) {
+      if (sameColumn(columns[j], present[j], columns[r], present[r])) {
+        plans[j] = { params: { id: SAME, column: r }, stored: zeroWords(n) };
+        break;
+      }
+    }
+  }
+  const isOperand = new Uint8Array(columns.length);
+  const canBeOperand = (k: number): boolean => plans[k] === undefined || plans[k].params.id === CONSTANT;
+  for (let j = 0; j < columns.length; j++) {
+    if (plans[j] !== undefined || isOperand[j] === 1) continue;
+    search: for (let a = 0; a < columns.length; a++) {
+      for (let b = 0; b < columns.length; b++) {
+        if (a === j || b === j || a === b || !canBeOperand(a) || !canBeOperand(b)) continue;
+        if (isQuotient(columns[j], present[j], columns[a], present[a], columns[b], present[b])) {
+          plans[j] = { params: { id: QUOTIENT, dividend: a, divisor: b }, stored: zeroWords(n) };
+          isOperand[a] = isOperand[b] = 1;
+          break search;
+        }
+      }
+    }
+  }
+  return plans.map((plan, j) => plan ?? planValues(columns[j], present[j]));
+}
+
+function planValues(values: Float64Array, mask: Uint8Array | null): ColumnPlan {
+  const bits = wordsOf(values);
+  const raw = rawWords(bits, mask);
+  const candidates: { params: ColumnParams; words: Uint32Array }[] = [
+    { params: { id: BYTESPLIT }, words: raw },
+    { params: { id: XOR }, words: xorWords(bits, mask) },
+  ];
+  const decimal = decimalDeltas(values, mask);
+  if (decimal !== null) {
+    candidates.push({ params: { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits }, words: decimal.words });
+  }
+  let best = candidates[0];
+  let bestCost = Infinity;
+  // `<=`: ties go to the later candidate, delta above all, whose decode
+  // never handles float bit patterns.
+  for (const candidate of candidates) {
+    const cost = byteSplitCost(candidate.words);
+    if (cost <= bestCost) {
+      best = candidate;
+      bestCost = cost;
+    }
+  }
+  const split = byteSplit(best.words);
+  if (best.params.id === DELTA) return { params: best.params, stored: split };
+  // Floats that are not decimals may still repeat whole or in long runs of
+  // bytes (a mean of decimals, a gauge with few levels): ZSTD finds those in
+  // the raw layout, which the plane estimate cannot see, so let it judge.
+  const plain = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  return compressedSize(plain) < compressedSize(split)
+    ? { params: { id: RAW }, stored: plain }
+    : { params: best.params, stored: split };
+}
+
+/**
+ * Estimated compressed size of the byte-split words: the order-0 entropy of
+ * each byte plane. ZSTD's entropy stage gets close to it on such planes, and
+ * computing it costs one pass instead of a trial compression per candidate.
+ */
+function byteSplitCost(words: Uint32Array): number {
+  const n = words.length / 2;
+  const counts = new Int32Array(8 * 256);
+  for (let i = 0; i < n; i++) {
+    const lo = words[2 * i];
+    const hi = words[2 * i + 1];
+    counts[lo & 0xff]++;
+    counts[0x100 + ((lo >>> 8) & 0xff)]++;
+    counts[0x200 + ((lo >>> 16) & 0xff)]++;
+    counts[0x300 + (lo >>> 24)]++;
+    counts[0x400 + (hi & 0xff)]++;
+    counts[0x500 + ((hi >>> 8) & 0xff)]++;
+    counts[0x600 + ((hi >>> 16) & 0xff)]++;
+    counts[0x700 + (hi >>> 24)]++;
+  }
+  const xLogX = xLog2XUpTo(n);
+  // Per plane, the sum of c log2(n / c) over its byte counts c.
+  let bits = 8 * xLogX[n];
+  for (let c = 0; c < counts.length; c++) bits -= xLogX[counts[c]];
+  return bits / 8;
+}
+
+/** x log2 x for x = 0..n, kept because Math.log2 dominates the estimate otherwise. */
+let xLogXTable = new Float64Array(1);
+
+function xLog2XUpTo(n: number): Float64Array {
+  if (xLogXTable.length <= n) {
+    xLogXTable = new Float64Array(n + 1);
+    for (let x = 1; x <= n; x++) xLogXTable[x] = x * Math.log2(x);
+  }
+  return xLogXTable;
+}
+
+// ---------------------------------------------------------------------------
+// Encodings
+
+function writeParams(header: ByteWriter, params: ColumnParams): void {
+  header.u8(params.id);
+  switch (params.id) {
+    case RAW:
+    case BYTESPLIT:
+    case XOR:
+      return;
+    case CONSTANT:
+      header.u32(params.lo);
+      header.u32(params.hi);
+      return;
+    case SAME:
+      header.varint(params.column);
+      return;
+    case DELTA:
+      header.u8(params.decimals);
+      header.u8(params.residualBits);
+      return;
+    case QUOTIENT:
+      header.varint(params.dividend);
+      header.varint(params.divisor);
+      return;
+  }
+}
+
+function readAllParams(header: HeaderReader, columnCount: number): ColumnParams[] {
+  const params: ColumnParams[] = [];
+  for (let j = 0; j < columnCount; j++) params.push(readParams(header, j, columnCount));
+  params.forEach((p, j) => {
+    const sources = p.id === SAME ? [p.column] : p.id === QUOTIENT ? [p.dividend, p.divisor] : [];
+    for (const source of sources) {
+      if (decodePhase(params[source]) >= decodePhase(p)) {
+        throw new CorruptSplitError(`column ${j} derives from column ${source}, which is itself derived`);
+      }
+    }
+  });
+  return params;
+}
+
+function readParams(header: HeaderReader, j: number, columnCount: number): ColumnParams {
+  const column = (): number => {
+    const k = header.varint();
+    if (k >= columnCount || k === j) throw new CorruptSplitError(`column ${j} refers to column ${k}`);
+    return k;
+  };
+  const id = header.u8();
+  switch (id) {
+    case RAW:
+    case BYTESPLIT:
+    case XOR:
+      return { id };
+    case CONSTANT:
+      return { id, lo: header.u32(), hi: header.u32() };
+    case SAME:
+      return { id, column: column() };
+    case DELTA: {
+      const decimals = header.u8();
+      const residualBits = header.u8();
+      if (decimals > MAX_DECIMALS || residualBits > MAX_RESIDUAL_BITS) {
+        throw new CorruptSplitError(`column ${j} has delta parameters ${decimals}, ${residualBits}`);
+      }
+      return { id, decimals, residualBits };
+    }
+    case QUOTIENT:
+      return { id, dividend: column(), divisor: column() };
+    default:
+      throw new CorruptSplitError(`column ${j} has unknown encoding ${id}`);
+  }
+}
+
+function decodePhase(params: ColumnParams): number {
+  return params.id === SAME ? 2 : params.id === QUOTIENT ? 1 : 0;
+}
+
+function decodeColumn(
+  params: ColumnParams,
+  stored: BigUint64Array,
+  j: number,
+  present: (Uint8Array | null)[],
+  columns: Float64Array[],
+): Float64Array {
+  const mask = present[j];
+  const values = new Float64Array(stored.length);
+  const bits = wordsOf(values);
+  switch (params.id) {
+    case CONSTANT:
+      for (let i = 0; i < values.length; i++) {
+        if (isPresent(mask, i)) {
+          bits[2 * i] = params.lo;
+          bits[2 * i + 1] = params.hi;
+        }
+      }
+      return values;
+    case SAME:
+      if (!sameMask(mask, present[params.column], values.length)) {
+        throw new CorruptSplitError(`column ${j} does not have the rows of column ${params.column}`);
+      }
+      values.set(columns[params.column]);
+      return values;
+    case QUOTIENT: {
+      const dividend = columns[params.dividend];
+      const divisor = columns[params.divisor];
+      for (let i = 0; i < values.length; i++) if (isPresent(mask, i)) values[i] = dividend[i] / divisor[i];
+      return values;
+    }
+    case RAW:
+      bits.set(new Uint32Array(stored.buffer, stored.byteOffset, bits.length));
+      return values;
+    case BYTESPLIT:
+      byteJoin(stored, bits);
+      return values;
+    case XOR:
+      byteJoin(stored, bits);
+      unXor(bits, mask);
+      return values;
+    case DELTA:
+      byteJoin(stored, bits);
+      undoDecimalDeltas(bits, values, mask, params.decimals, params.residualBits);
+      return values;
+  }
+}
+
+/** Shared and never written: the data of columns that store nothing. */
+let zeros = new Uint8Array(0);
+
+function zeroWords(n: number): Uint8Array {
+  if (zeros.length < 8 * n) zeros = new Uint8Array(8 * n);
+  return zeros.subarray(0, 8 * n);
+}
+
+function wordsOf(values: Float64Array): Uint32Array {
+  return new Uint32Array(values.buffer, values.byteOffset, 2 * values.length);
+}
+
+function isPresent(mask: Uint8Array | null, i: number): boolean {
+  return mask === null || mask[i] !== 0;
+}
+
+/** The [lo, hi] bit pattern every present row shares, or null. */
+function constantBits(values: Float64Array, mask: Uint8Array | null): [number, number] | null {
+  const bits = wordsOf(values);
+  let found: [number, number] | null = null;
+  for (let i = 0; i < values.length; i++) {
+    if (!isPresent(mask, i)) continue;
+    if (found === null) found = [bits[2 * i], bits[2 * i + 1]];
+    else if (found[0] !== bits[2 * i] || found[1] !== bits[2 * i + 1]) return null;
+  }
+  return found ?? [0, 0];
+}
+
+function sameMask(a: Uint8Array | null, b: Uint8Array | null, n: number): boolean {
+  for (let i = 0; i < n; i++) if (isPresent(a, i) !== isPresent(b, i)) return false;
+  return true;
+}
+
+function sameColumn(values: Float64Array, mask: Uint8Array | null, other: Float64Array, otherMask: Uint8Array | null): boolean {
+  if (!sameMask(mask, otherMask, values.length)) return false;
+  const a = wordsOf(values);
+  const b = wordsOf(other);
+  for (let i = 0; i < values.length; i++) {
+    if (isPresent(mask, i) && (a[2 * i] !== b[2 * i] || a[2 * i + 1] !== b[2 * i + 1])) return false;
+  }
+  return true;
+}
+
+const quotient = new Float64Array(1);
+const quotientBits = wordsOf(quotient);
+
+/**
+ * Whether every present value is dividend / divisor, bit for bit. A NaN
+ * quotient disqualifies: its bit pattern depends on the CPU that divides.
+ */
+function isQuotient(
+  values: Float64Array,
+  mask: Uint8Array | null,
+  dividend: Float64Array,
+  dividendMask: Uint8Array | null,
+  divisor: Float64Array,
+  divisorMask: Uint8Array | null,
+): boolean {
+  const bits = wordsOf(values);
+  for (let i = 0; i < values.length; i++) {
+    if (!isPresent(mask, i)) continue;
+    if (!isPresent(dividendMask, i) || !isPresent(divisorMask, i)) return false;
+    quotient[0] = dividend[i] / divisor[i];
+    if (Number.isNaN(quotient[0]) || quotientBits[0] !== bits[2 * i] || quotientBits[1] !== bits[2 * i + 1]) return false;
+  }
+  return true;
+}
+
+/** Absent rows become 0 so that they cost nothing once compressed. */
+function rawWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
+  if (mask === null) return bits;
+  const out = new Uint32Array(bits.length);
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 0) {
+      out[2 * i] = bits[2 * i];
+      out[2 * i + 1] = bits[2 * i + 1];
+    }
+  }
+  return out;
+}
+
+/** Gorilla's XOR with the previous present value, on the whole 64-bit pattern. */
+function xorWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
+  const out = new Uint32Array(bits.length);
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < bits.length / 2; i++) {
+    if (!isPresent(mask, i)) continue;
+    out[2 * i] = bits[2 * i] ^ lo;
+    out[2 * i + 1] = bits[2 * i + 1] ^ hi;
+    lo = bits[2 * i];
+    hi = bits[2 * i + 1];
+  }
+  return out;
+}
+
+function unXor(bits: Uint32Array, mask: Uint8Array | null): void {
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < bits.length / 2; i++) {
+    if (!isPresent(mask, i)) continue;
+    lo = bits[2 * i] ^= lo;
+    hi = bits[2 * i + 1] ^= hi;
+  }
+}
+
+interface DecimalDeltas {
+  decimals: number;
+  residualBits: number;
+  words: Uint32Array;
+}
+
+/**
+ * VictoriaMetrics' decimal encoding made exact: each present value becomes
+ * the mantissa m of m / 10^d (the fewest decimals d that fit every row) plus
+ * its residual in units in the last place, which is 0 for values that are
+ * decimals and a few units for sums of decimals. A word holds the zigzag
+ * delta of m from the previous row's, shifted left by `residualBits`, and
+ * the zigzag residual. Null when some value (NaN, an infinity, -0, a float
+ * no decimal approaches) does not fit.
+ */
+function decimalDeltas(values: Float64Array, mask: Uint8Array | null): DecimalDeltas | null {
+  const deltas = new Float64Array(values.length);
+  const residuals = new Uint16Array(values.length);
+  for (let decimals = 0; decimals <= MAX_DECIMALS; decimals++) {
+    if (fitDecimals(values, mask, decimals, deltas, residuals)) return packDecimalDeltas(decimals, deltas, residuals);
+  }
+  return null;
+}
+
+const approx = new Float64Array(1);
+const approxBits = wordsOf(approx);
+
+/** Fills the zigzag deltas and residuals at `decimals`, or stops at the first row that does not fit. */
+function fitDecimals(
+  values: Float64Array,
+  mask: Uint8Array | null,
+  decimals: number,
+  deltas: Float64Array,
+  residuals: Uint16Array,
+): boolean {
+  const bits = wordsOf(values);
+  const scale = POW10[decimals];
+  let previous = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (!isPresent(mask, i)) continue;
+    // `+ 0` turns -0 into 0, whose residual from -0 is then too large to pass.
+    const m = Math.round(values[i] * scale) + 0;
+    approx[0] = m / scale;
+    // The difference of the bit patterns, exact while small.
+    const r = (bits[2 * i + 1] - approxBits[1]) * TWO_32 + (bits[2 * i] - approxBits[0]);
+    if (!(Math.abs(m) <= MAX_MANTISSA && Math.abs(r) < MAX_RESIDUAL)) return false;
+    deltas[i] = zigzag(m - previous);
+    residuals[i] = zigzag(r);
+    previous = m;
+  }
+  return true;
+}
+
+function packDecimalDeltas(decimals: number, deltas: Float64Array, residuals: Uint16Array): DecimalDeltas | null {
+  let largestDelta = 0;
+  let largestResidual = 0;
+  for (let i = 0; i < deltas.length; i++) {
+    largestDelta = Math.max(largestDelta, deltas[i]);
+    largestResidual = Math.max(largestResidual, residuals[i]);
+  }
+  // MAX_RESIDUAL keeps the residual within the low word, so that decoding
+  // needs no floating-point remainder (slow in V8).
+  const residualBits = 32 - Math.clz32(largestResidual);
+  const shift = 2 ** residualBits;
+  const highShift = 2 ** (32 - residualBits);
+  if (largestDelta * shift >= TWO_53) return null;
+  const words = new Uint32Array(2 * deltas.length);
+  for (let i = 0; i < deltas.length; i++) {
+    const hi = Math.floor(deltas[i] / highShift);
+    words[2 * i] = (deltas[i] - hi * highShift) * shift + residuals[i];
+    words[2 * i + 1] = hi;
+  }
+  return { decimals, residualBits, words };
+}
+
+function undoDecimalDeltas(
+  bits: Uint32Array,
+  values: Float64Array,
+  mask: Uint8Array | null,
+  decimals: number,
+  residualBits: number,
+): void {
+  const scale = POW10[decimals];
+  const highShift = 2 ** (32 - residualBits);
+  const residualMask = (1 << residualBits) - 1;
+  let m = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (!isPresent(mask, i)) continue;
+    const lo = bits[2 * i];
+    const delta = bits[2 * i + 1] * highShift + (lo >>> residualBits);
+    m += (lo >>> residualBits) & 1 ? -(delta + 1) / 2 : delta / 2;
+    values[i] = m / scale;
+    const r = lo & residualMask;
+    if (r !== 0) {
+      const low = bits[2 * i] + (r & 1 ? -(r + 1) / 2 : r / 2);
+      const carry = Math.floor(low / TWO_32);
+      bits[2 * i] = low - carry * TWO_32;
+      bits[2 * i + 1] += carry;
+    }
+  }
+}
+
+function zigzag(d: number): number {
+  return d >= 0 ? 2 * d : -2 * d - 1;
+}
+
+function byteSplit(words: Uint32Array): Uint8Array {
+  const n = words.length / 2;
+  const planes = new Uint8Array(8 * n);
+  for (let i = 0; i < n; i++) {
+    const lo = words[2 * i];
+    const hi = words[2 * i + 1];
+    planes[i] = lo;
+    planes[n + i] = lo >>> 8;
+    planes[2 * n + i] = lo >>> 16;
+    planes[3 * n + i] = lo >>> 24;
+    planes[4 * n + i] = hi;
+    planes[5 * n + i] = hi >>> 8;
+    planes[6 * n + i] = hi >>> 16;
+    planes[7 * n + i] = hi >>> 24;
+  }
+  return planes;
+}
+
+function byteJoin(stored: BigUint64Array, words: Uint32Array): void {
+  const planes = new Uint8Array(stored.buffer, stored.byteOffset, stored.byteLength);
+  const n = stored.length;
+  for (let i = 0; i < n; i++) {
+    words[2 * i] = planes[i] | (planes[n + i] << 8) | (planes[2 * n + i] << 16) | (planes[3 * n + i] << 24);
+    words[2 * i + 1] = planes[4 * n + i] | (planes[5 * n + i] << 8) | (planes[6 * n + i] << 16) | (planes[7 * n + i] << 24);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Presence masks
+
+function countPresent(mask: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) count++;
+  return count;
+}
+
+/** Arrow validity: bit i (least significant first) set when row i has a value. */
+function validityBitmap(mask: Uint8Array): Uint8Array {
+  const bitmap = new Uint8Array((mask.length + 7) >> 3);
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) bitmap[i >> 3] |= 1 << (i & 7);
+  return bitmap;
+}
+
+function presenceMask(bitmap: Uint8Array, n: number): Uint8Array {
+  const mask = new Uint8Array(n);
+  for (let i = 0; i < n; i++) mask[i] = (bitmap[i >> 3] >> (i & 7)) & 1;
+  return mask;
+}
+
+// ---------------------------------------------------------------------------
+// Framing
+
+/** Checks version and checksum; returns the bytes the checksum covers. */
+function readChecked(bytes: Uint8Array): Uint8Array {
+  if (bytes.length < CRC_END) throw new CorruptSplitError(`split of ${bytes.length} bytes is truncated`);
+  if (bytes[0] !== FORMAT_VERSION) throw new CorruptSplitError(`unknown split format version ${bytes[0]}`);
+  const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(CRC_OFFSET, true);
+  const body = bytes.subarray(CRC_END);
+  if (crc32(body) !== stored) throw new CorruptSplitError('split checksum mismatch: the bytes are corrupt or truncated');
+  return body;
+}
+
+function readBatch(message: Uint8Array, columnCount: number): RecordBatch {
+  let batch: RecordBatch | undefined;
+  try {
+    // The schema is ours, not stored: handing it to the reader sends it
+    // straight to the record-batch message.
+    const reader = RecordBatchReader.from(message).reset(shapeFor(columnCount).schema);
+    const result = reader.next();
+    batch = result.done === true ? undefined : result.value;
+  } catch (cause) {
+    throw new CorruptSplitError(`split holds no readable Arrow record batch: ${(cause as Error).message}`, { cause });
+  }
+  if (batch === undefined || batch.data.children.length !== columnCount + 1) {
+    throw new CorruptSplitError('split holds no Arrow record batch');
+  }
+  return batch;
+}
+
+class ByteWriter {
+  private buffer = new Uint8Array(64);
+  private length = 0;
+
+  u8(value: number): void {
+    if (this.length === this.buffer.length) {
+      const grown = new Uint8Array(2 * this.buffer.length);
+      grown.set(this.buffer);
+      this.buffer = grown;
+    }
+    this.buffer[this.length++] = value;
+  }
+
+  u32(value: number): void {
+    for (let k = 0; k < 4; k++) this.u8((value >>> (8 * k)) & 0xff);
+  }
+
+  varint(value: number): void {
+    while (value >= 0x80) {
+      this.u8((value & 0x7f) | 0x80);
+      value >>>= 7;
+    }
+    this.u8(value);
+  }
+
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+class HeaderReader {
+  offset = 0;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  u8(): number {
+    if (this.offset >= this.bytes.length) throw new CorruptSplitError('split header is truncated');
+    return this.bytes[this.offset++];
+  }
+
+  u32(): number {
+    let value = 0;
+    for (let k = 0; k < 4; k++) value += this.u8() * 2 ** (8 * k);
+    return value;
+  }
+
+  varint(): number {
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      const byte = this.u8();
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+    throw new CorruptSplitError('split header has an overlong varint');
+  }
+}

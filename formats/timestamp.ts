@@ -1,0 +1,169 @@
+import { parseDuration, parsePythonFloat } from './duration.js';
+import { FormatError } from './errors.js';
+
+const MICROS_PER_SECOND = 1_000_000;
+const SECONDS_PER_DAY = 86_400;
+const UNABLE = 'Unable to convert timestamps';
+const BEFORE_EPOCH = 'Timestamp must be after Epoch';
+
+// numpy's ISO 8601 reader, which Gnocchi uses for strings that are not
+// numbers. Month and day are mandatory here because a bare year is always a
+// valid float and so never reaches this reader. Only ASCII whitespace counts,
+// as in C's isspace; trailing whitespace is tolerated only after a time of day,
+// and "+HH" followed by anything must go on with the minutes.
+const WS = String.raw`[ \t\n\v\f\r]`;
+const NUMPY_DATETIME = new RegExp(
+  String.raw`^${WS}*[+-]?(?<year>\d*)-(?<month>\d\d)(?:-(?<day>\d\d)` +
+    String.raw`(?:[T ](?<hour>\d\d)(?::(?<minute>\d\d)(?::(?<second>\d\d)(?:\.(?<fraction>\d{0,18}))?)?)?` +
+    String.raw`(?:Z${WS}*|(?<offsetSign>[+-])(?<offsetHour>\d\d)(?::?(?<offsetMinute>\d\d)${WS}*)?|${WS}*))?)?$`,
+);
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+/** Days from 1970-01-01 to the given proleptic Gregorian date. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  // Counting years from March puts the leap day last, so the day of the year
+  // follows from the month alone.
+  const marchYear = month <= 2 ? year - 1 : year;
+  const era = Math.floor(marchYear / 400);
+  const yearOfEra = marchYear - era * 400;
+  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+const toInt = (digits: string | undefined): number => (digits === undefined ? 0 : Number(digits));
+
+function parseNumpyDatetime(text: string): number | undefined {
+  const g = NUMPY_DATETIME.exec(text)?.groups;
+  if (g === undefined) return undefined;
+  // numpy negates the year only when the very first character is "-", even
+  // after it skipped leading whitespace.
+  const year = toInt(g.year) * (text.startsWith('-') ? -1 : 1);
+  const month = toInt(g.month);
+  const day = g.day === undefined ? 1 : toInt(g.day);
+  const hour = toInt(g.hour);
+  const minute = toInt(g.minute);
+  const second = toInt(g.second);
+  const offsetHour = toInt(g.offsetHour);
+  const offsetMinute = toInt(g.offsetMinute);
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (
+    monthDays === undefined ||
+    day < 1 ||
+    day > monthDays ||
+    hour >= 24 ||
+    minute >= 60 ||
+    second >= 60 ||
+    offsetHour >= 24 ||
+    offsetMinute >= 60
+  ) {
+    return undefined;
+  }
+  const offset = (g.offsetSign === '-' ? -1 : 1) * (offsetHour * 3_600 + offsetMinute * 60);
+  const seconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second - offset;
+  // Gnocchi refuses any instant before the epoch, even one that rounding
+  // the fraction below would carry onto it.
+  if (seconds < 0) throw new FormatError(BEFORE_EPOCH);
+  // Gnocchi keeps nanoseconds, but its utils.to_datetime (resource dates)
+  // goes through a float that rounds them to the nearest microsecond.
+  const fraction = g.fraction ?? '';
+  const micros = Number(fraction.slice(0, 6).padEnd(6, '0')) + ((fraction[6] ?? '0') >= '5' ? 1 : 0);
+  return seconds * MICROS_PER_SECOND + micros;
+}
+
+function fromEpochSeconds(seconds: number): number {
+  // Gnocchi turns NaN and infinities into NaT, which it cannot store.
+  if (!Number.isFinite(seconds)) throw new FormatError(UNABLE);
+  // Gnocchi truncates seconds * 1e9 to whole nanoseconds before its epoch
+  // check, so only values at least 1 ns before the epoch are refused.
+  if (seconds * 1e9 <= -1) throw new FormatError(BEFORE_EPOCH);
+  return Math.round(seconds * MICROS_PER_SECOND) + 0;
+}
+
+function checked(micros: number): number {
+  if (micros < 0) throw new FormatError(BEFORE_EPOCH);
+  // Beyond 2^53 µs (2255-06-05) microseconds are no longer exact; Gnocchi
+  // itself silently wraps around past 2262, so there is nothing to match.
+  if (!Number.isSafeInteger(micros)) throw new FormatError(UNABLE);
+  return micros;
+}
+
+/**
+ * A timestamp in microseconds since the Unix epoch, read as Gnocchi's
+ * `utils.to_timestamp` does: a number or numeric string is epoch seconds,
+ * then an ISO 8601 date or date-time (naive means UTC), "now" or "today",
+ * and last a duration relative to now such as "-2 days".
+ */
+export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 1000): number {
+  if (typeof input === 'number') return checked(fromEpochSeconds(input));
+  if (typeof input !== 'string') throw new FormatError(UNABLE);
+
+  const seconds = parsePythonFloat(input);
+  if (seconds !== undefined) return checked(fromEpochSeconds(seconds));
+
+  const special = input.toLowerCase();
+  // numpy reads "" and "NaT" as not-a-time, which Gnocchi cannot store.
+  if (special === '' || special === 'nat') throw new FormatError(UNABLE);
+  // numpy's "now" comes from time() and so has whole-second resolution.
+  if (special === 'now') return checked(Math.floor(nowMicros / MICROS_PER_SECOND) * MICROS_PER_SECOND);
+  if (special === 'today') {
+    const microsPerDay = SECONDS_PER_DAY * MICROS_PER_SECOND;
+    return checked(Math.floor(nowMicros / microsPerDay) * microsPerDay);
+  }
+
+  const absolute = parseNumpyDatetime(input);
+  if (absolute !== undefined) return checked(absolute);
+
+  let relative: number;
+  try {
+    relative = parseDuration(input, { allowNonPositive: true });
+  } catch {
+    throw new FormatError(UNABLE);
+  }
+  return checked(nowMicros + relative);
+}
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+
+// Points come out in time order, so consecutive calls almost always share a
+// day; remembering the last date string saves the calendar arithmetic.
+let cachedDay = NaN;
+let cachedDatePrefix = '';
+
+function datePrefix(day: number): string {
+  if (day !== cachedDay) {
+    const date = new Date(day * SECONDS_PER_DAY * 1000);
+    cachedDatePrefix =
+      `${String(date.getUTCFullYear()).padStart(4, '0')}-` +
+      `${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}T`;
+    cachedDay = day;
+  }
+  return cachedDatePrefix;
+}
+
+/**
+ * Python's `datetime.isoformat()` of the aware UTC datetime:
+ * "2015-03-06T14:33:57+00:00", or with ".123400" when there are microseconds.
+ */
+export function formatTimestamp(micros: number): string {
+  let seconds = Math.floor(micros / MICROS_PER_SECOND);
+  let fraction = micros - seconds * MICROS_PER_SECOND;
+  // The division can round up to the next whole second when the true
+  // quotient is just below it; the subtraction itself is exact.
+  if (fraction < 0) {
+    seconds -= 1;
+    fraction += MICROS_PER_SECOND;
+  }
+  const day = Math.floor(seconds / SECONDS_PER_DAY);
+  const secondOfDay = seconds - day * SECONDS_PER_DAY;
+  const minuteOfDay = Math.floor(secondOfDay / 60);
+  const hour = Math.floor(minuteOfDay / 60);
+  const time =
+    `${datePrefix(day)}${TWO_DIGITS[hour]}:` +
+    `${TWO_DIGITS[minuteOfDay - hour * 60]}:${TWO_DIGITS[secondOfDay - minuteOfDay * 60]}`;
+  if (fraction === 0) return `${time}+00:00`;
+  return `${time}.${String(fraction + MICROS_PER_SECOND).slice(1)}+00:00`;
+}

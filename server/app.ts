@@ -1,0 +1,73 @@
+/**
+ * The Fastify application: parsers, hooks and error handling common to every
+ * route, then one plugin per API area.
+ */
+import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { pyJson } from '../formats/json.js';
+import type { Config } from './config.js';
+import { corsHook } from './cors.js';
+import { errorHandler, HttpError, sendError } from './errors.js';
+import { checkAcceptsJson } from './http.js';
+import { archivePolicyRoutes } from './routes/archive-policy.js';
+import { archivePolicyRuleRoutes } from './routes/archive-policy-rule.js';
+import { measuresRoutes } from './routes/measures.js';
+import { metricRoutes } from './routes/metric.js';
+import { rootRoutes } from './routes/root.js';
+
+export interface AppContext {
+  engine: Engine;
+  config: Config;
+}
+
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: ctx.config.logLevel },
+    bodyLimit: ctx.config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
+  });
+
+  // Bodies stay raw: each route checks the media type and decodes as
+  // Gnocchi does, with its error messages.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
+  app.addHook('onRequest', async (request) => checkAcceptsJson(request));
+  app.setErrorHandler(errorHandler);
+  app.setReplySerializer((payload) => pyJson(payload));
+
+  // Answer 405 with `Allow` for the methods a known path does not serve.
+  const served = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = served.get(route.url) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    served.set(route.url, set);
+  });
+
+  await app.register(rootRoutes, ctx);
+  await app.register(archivePolicyRoutes, ctx);
+  await app.register(archivePolicyRuleRoutes, ctx);
+  await app.register(metricRoutes, ctx);
+  await app.register(measuresRoutes, ctx);
+
+  for (const [url, methods] of [...served]) {
+    if (methods.has('OPTIONS') || url === '*') continue;
+    const allow = METHODS.filter((m) => methods.has(m)).join(', ');
+    const missing = METHODS.filter((m) => !methods.has(m));
+    if (missing.length === 0) continue;
+    app.route({
+      method: missing,
+      url,
+      handler: async (request) => {
+        throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`, { Allow: allow });
+      },
+    });
+  }
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'The resource could not be found.'));
+  return app;
+}

@@ -1,0 +1,173 @@
+/**
+ * Configuration from, in increasing precedence: built-in defaults, an
+ * optional JSON config file (`--config FILE` / `GNOCCHI_CONFIG`), environment
+ * variables, command-line flags.
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_AGGREGATION_METHODS, isValidAggregationMethod } from '../engine/archive-policy.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  maxLimit: number;
+  defaultArchivePolicies: boolean;
+  defaultAggregationMethods: string[];
+  workers: number;
+  processingIntervalMs: number;
+  /** Bytes. */
+  bodyLimit: number;
+  /** Bytes. */
+  mapSize: number;
+  corsOrigins: string[];
+  proxyHeaders: boolean;
+  logLevel: string;
+}
+
+interface Option {
+  key: keyof Config;
+  flag: string;
+  env: string;
+  kind: 'string' | 'int' | 'bool' | 'list';
+  help: string;
+}
+
+export const OPTIONS: readonly Option[] = [
+  { key: 'host', flag: 'host', env: 'GNOCCHI_HOST', kind: 'string', help: 'listen address' },
+  { key: 'port', flag: 'port', env: 'GNOCCHI_PORT', kind: 'int', help: 'listen port' },
+  { key: 'dataDir', flag: 'data-dir', env: 'GNOCCHI_DATA_DIR', kind: 'string', help: 'data directory (LMDB)' },
+  { key: 'maxLimit', flag: 'max-limit', env: 'GNOCCHI_MAX_LIMIT', kind: 'int', help: 'default and maximum page size' },
+  {
+    key: 'defaultArchivePolicies',
+    flag: 'default-archive-policies',
+    env: 'GNOCCHI_DEFAULT_ARCHIVE_POLICIES',
+    kind: 'bool',
+    help: 'create bool/low/medium/high and the `*` rule in a new data directory',
+  },
+  {
+    key: 'defaultAggregationMethods',
+    flag: 'default-aggregation-methods',
+    env: 'GNOCCHI_DEFAULT_AGGREGATION_METHODS',
+    kind: 'list',
+    help: 'methods of policies created without aggregation_methods',
+  },
+  { key: 'workers', flag: 'workers', env: 'GNOCCHI_WORKERS', kind: 'int', help: 'processing worker threads (0: main thread)' },
+  {
+    key: 'processingIntervalMs',
+    flag: 'processing-interval',
+    env: 'GNOCCHI_PROCESSING_INTERVAL',
+    kind: 'int',
+    help: 'milliseconds between processing rounds',
+  },
+  { key: 'bodyLimit', flag: 'body-limit', env: 'GNOCCHI_BODY_LIMIT', kind: 'int', help: 'maximum request body, bytes' },
+  { key: 'mapSize', flag: 'map-size', env: 'GNOCCHI_MAP_SIZE', kind: 'int', help: 'maximum LMDB size, bytes' },
+  { key: 'corsOrigins', flag: 'cors-origins', env: 'GNOCCHI_CORS_ORIGINS', kind: 'list', help: 'allowed CORS origins' },
+  {
+    key: 'proxyHeaders',
+    flag: 'proxy-headers',
+    env: 'GNOCCHI_PROXY_HEADERS',
+    kind: 'bool',
+    help: 'build links from Forwarded / X-Forwarded-* headers',
+  },
+  { key: 'logLevel', flag: 'log-level', env: 'GNOCCHI_LOG_LEVEL', kind: 'string', help: 'fatal, error, warn, info, debug' },
+];
+
+export function defaultConfig(): Config {
+  return {
+    host: '127.0.0.1',
+    port: 8041,
+    dataDir: './data',
+    maxLimit: 1000,
+    defaultArchivePolicies: true,
+    defaultAggregationMethods: [...DEFAULT_AGGREGATION_METHODS],
+    workers: Math.max(1, availableParallelism()),
+    processingIntervalMs: 100,
+    bodyLimit: 128 * 1024 * 1024,
+    mapSize: 64 * 1024 ** 3,
+    corsOrigins: ['http://foobar.com'],
+    proxyHeaders: true,
+    logLevel: 'warn',
+  };
+}
+
+export class ConfigError extends Error {}
+
+function convert(option: Option, raw: unknown): unknown {
+  const where = `--${option.flag}`;
+  switch (option.kind) {
+    case 'string':
+      return String(raw);
+    case 'int': {
+      const n = typeof raw === 'number' ? raw : Number(String(raw));
+      if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${where}: expected a non-negative integer, got ${String(raw)}`);
+      return n;
+    }
+    case 'bool': {
+      if (typeof raw === 'boolean') return raw;
+      const s = String(raw).toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      throw new ConfigError(`${where}: expected a boolean, got ${String(raw)}`);
+    }
+    case 'list':
+      return (Array.isArray(raw) ? raw.map(String) : String(raw).split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  }
+}
+
+function apply(config: Config, option: Option, raw: unknown): void {
+  (config as unknown as Record<string, unknown>)[option.key] = convert(option, raw);
+}
+
+export function usage(): string {
+  const lines = OPTIONS.map((o) => `  --${o.flag.padEnd(30)} ${o.env.padEnd(38)} ${o.help}`);
+  return ['Usage: node dist/server/main.js [options]', '  --config FILE (GNOCCHI_CONFIG)  JSON file of options', ...lines].join('\n');
+}
+
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const config = defaultConfig();
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${arg}`);
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (eq !== -1) flags.set(name, arg.slice(eq + 1));
+    else if (name.startsWith('no-')) flags.set(name.slice(3), 'false');
+    else {
+      const option = OPTIONS.find((o) => o.flag === name);
+      if (option?.kind === 'bool') flags.set(name, true);
+      else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
+      else throw new ConfigError(`--${name} needs a value`);
+    }
+  }
+  const file = flags.get('config') ?? env.GNOCCHI_CONFIG;
+  flags.delete('config');
+  if (typeof file === 'string' && file !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null) throw new ConfigError(`config file ${file}: expected an object`);
+    for (const [k, v] of Object.entries(parsed)) {
+      const option = OPTIONS.find((o) => o.key === k || o.flag === k);
+      if (option === undefined) throw new ConfigError(`config file ${file}: unknown option ${k}`);
+      apply(config, option, v);
+    }
+  }
+  for (const option of OPTIONS) {
+    const raw = env[option.env];
+    if (raw !== undefined && raw !== '') apply(config, option, raw);
+  }
+  for (const [name, raw] of flags) {
+    const option = OPTIONS.find((o) => o.flag === name);
+    if (option === undefined) throw new ConfigError(`unknown option --${name}\n${usage()}`);
+    apply(config, option, raw);
+  }
+  if (config.maxLimit < 1) throw new ConfigError('--max-limit must be at least 1');
+  const bad = config.defaultAggregationMethods.filter((m) => !isValidAggregationMethod(m));
+  if (bad.length > 0) throw new ConfigError(`--default-aggregation-methods: invalid ${bad.join(', ')}`);
+  return config;
+}

@@ -1,0 +1,118 @@
+/**
+ * Request helpers shared by the routes: body decoding with Gnocchi's checks,
+ * content negotiation, absolute URLs, query-string parsing.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+
+/** Gnocchi accepts exactly these media types for JSON bodies. */
+export function readJsonBody(request: FastifyRequest, accepted: readonly string[] = ['application/json']): unknown {
+  const header = request.headers['content-type'] ?? '';
+  const mime = header.split(';')[0]!.trim().toLowerCase();
+  if (!accepted.includes(mime)) {
+    throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server. Unsupported Media Type`);
+  }
+  const raw = request.body;
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, {
+      cause: 'Unable to decode body',
+      reason: (err as Error).message,
+      detail: [],
+    });
+  }
+}
+
+/** Refuses clients that accept neither JSON nor anything (406). */
+export function checkAcceptsJson(request: FastifyRequest): void {
+  const accept = request.headers.accept;
+  if (accept === undefined || accept.trim() === '') return;
+  const ok = accept.split(',').some((part) => {
+    const type = part.split(';')[0]!.trim().toLowerCase();
+    return type === 'application/json' || type === 'application/*' || type === '*/*';
+  });
+  if (!ok) {
+    throw new HttpError(406, `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`);
+  }
+}
+
+export interface UrlOptions {
+  proxyHeaders: boolean;
+}
+
+function forwardedParams(header: string): Record<string, string> {
+  const first = header.split(',')[0] ?? '';
+  const out: Record<string, string> = {};
+  for (const pair of first.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq === -1) continue;
+    out[pair.slice(0, eq).trim().toLowerCase()] = pair.slice(eq + 1).trim().replace(/^"|"$/g, '');
+  }
+  return out;
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** scheme://host as the client sees it, honouring proxy headers when enabled. */
+export function baseUrl(request: FastifyRequest, options: UrlOptions): string {
+  let scheme: string = request.protocol;
+  let host = headerValue(request, 'host') ?? `${request.hostname}`;
+  if (options.proxyHeaders) {
+    const forwarded = headerValue(request, 'forwarded');
+    if (forwarded !== undefined) {
+      const p = forwardedParams(forwarded);
+      if (p.proto) scheme = p.proto;
+      if (p.host) host = p.host;
+    } else {
+      const proto = headerValue(request, 'x-forwarded-proto');
+      const fhost = headerValue(request, 'x-forwarded-host');
+      if (proto) scheme = proto.split(',')[0]!.trim();
+      if (fhost) host = fhost.split(',')[0]!.trim();
+    }
+  }
+  return `${scheme}://${host}`;
+}
+
+/** Percent-encodes a path as Python's `urllib.parse.quote` (keeps `/`). */
+export function quotePath(path: string): string {
+  return encodeURIComponent(path).replace(/%2F/g, '/').replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+export function setLocation(reply: FastifyReply, request: FastifyRequest, options: UrlOptions, path: string): void {
+  reply.header('Location', baseUrl(request, options) + quotePath(path));
+}
+
+export type Query = Record<string, string | string[] | undefined>;
+
+export function queryOf(request: FastifyRequest): Query {
+  return (request.query ?? {}) as Query;
+}
+
+/** The last value of a query parameter given once or repeated. */
+export function single(query: Query, name: string): string | undefined {
+  const v = query[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+export function many(query: Query, name: string): string[] {
+  const v = query[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+const TRUE = new Set(['1', 'y', 'yes', 't', 'true', 'on']);
+const FALSE = new Set(['0', 'n', 'no', 'f', 'false', 'off']);
+
+/** Gnocchi's `strtobool` with its error message. */
+export function boolParam(query: Query, name: string, fallback = false): boolean {
+  const v = single(query, name);
+  if (v === undefined) return fallback;
+  const s = v.toLowerCase();
+  if (TRUE.has(s)) return true;
+  if (FALSE.has(s)) return false;
+  throw new HttpError(400, `Unable to parse \`${name}': invalid truth value ${v}`);
+}

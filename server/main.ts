@@ -1,0 +1,57 @@
+/**
+ * Entry point: `node dist/server/main.js [--host H] [--port P] [--data-dir D]
+ * [--max-limit N] [--no-default-archive-policies] ...` (see `--help`).
+ */
+import { Engine } from '../engine/engine.js';
+import { FormatVersionMismatch } from '../engine/storage.js';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, usage } from './config.js';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage());
+    return;
+  }
+  const config = loadConfig(argv, process.env);
+  const engine = await Engine.open({
+    dataDir: config.dataDir,
+    defaultArchivePolicies: config.defaultArchivePolicies,
+    defaultAggregationMethods: config.defaultAggregationMethods,
+    workers: config.workers,
+    processingIntervalMs: config.processingIntervalMs,
+    mapSize: config.mapSize,
+  });
+  const app = await buildApp({ engine, config });
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    closing ??= (async () => {
+      app.log.info(`${signal}: shutting down`);
+      // Stop accepting and finish in-flight requests, then let the
+      // processor finish its batch, then close LMDB.
+      await app.close();
+      await engine.close();
+    })().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  console.log(`gnocchi-ts listening on http://${config.host}:${config.port} (data in ${config.dataDir})`);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof FormatVersionMismatch) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+/** /v1/archive_policy_rule */
+import type { FastifyInstance } from 'fastify';
+import { NoSuchArchivePolicyRule } from '../../engine/errors.js';
+import type { ArchivePolicyRule } from '../../engine/index.js';
+import { checkObject, checkString } from '../../engine/validate.js';
+import type { AppContext } from '../app.js';
+import { basicIdentity } from '../auth.js';
+import { readJsonBody, setLocation } from '../http.js';
+import { enforce } from '../policy.js';
+
+interface NameParams {
+  name: string;
+}
+
+function ruleToJson(rule: ArchivePolicyRule) {
+  return { name: rule.name, metric_pattern: rule.metricPattern, archive_policy_name: rule.archivePolicyName };
+}
+
+export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { index } = ctx.engine;
+  const urls = { proxyHeaders: ctx.config.proxyHeaders };
+
+  app.post('/v1/archive_policy_rule', async (request, reply) => {
+    const who = basicIdentity(request);
+    enforce('create archive policy rule', who);
+    const body = checkObject(readJsonBody(request), [], { required: ['name', 'metric_pattern', 'archive_policy_name'] });
+    const rule = await index.createRule({
+      name: checkString(body.name, ['name']),
+      metricPattern: checkString(body.metric_pattern, ['metric_pattern']),
+      archivePolicyName: checkString(body.archive_policy_name, ['archive_policy_name']),
+    });
+    setLocation(reply, request, urls, `/v1/archive_policy_rule/${rule.name}`);
+    return reply.code(201).send(ruleToJson(rule));
+  });
+
+  app.get('/v1/archive_policy_rule', async (request) => {
+    enforce('list archive policy rule', basicIdentity(request));
+    return index.listRules().map(ruleToJson);
+  });
+
+  app.get<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request) => {
+    const who = basicIdentity(request);
+    const rule = index.getRule(request.params.name);
+    if (rule === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
+    enforce('get archive policy rule', who);
+    return ruleToJson(rule);
+  });
+
+  app.patch<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request) => {
+    const who = basicIdentity(request);
+    if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
+    const body = checkObject(readJsonBody(request), [], { required: ['name'] });
+    const newName = checkString(body.name, ['name']);
+    enforce('update archive policy rule', who);
+    return ruleToJson(await index.renameRule(request.params.name, newName));
+  });
+
+  app.delete<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request, reply) => {
+    const who = basicIdentity(request);
+    if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
+    enforce('delete archive policy rule', who);
+    await index.deleteRule(request.params.name);
+    return reply.code(204).send();
+  });
+}

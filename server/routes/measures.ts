@@ -1,0 +1,57 @@
+/** Batch pushes, and the measure encoding helpers shared with the metric routes. */
+import type { FastifyInstance } from 'fastify';
+import type { Series } from '../../engine/aggregation.js';
+import { BadRequest, InvalidInput } from '../../engine/errors.js';
+import type { AggregatedSeries } from '../../engine/read-measures.js';
+import { isPlainObject } from '../../engine/validate.js';
+import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
+import { pyFloat } from '../../formats/json.js';
+import { formatTimestamp } from '../../formats/timestamp.js';
+import type { AppContext } from '../app.js';
+import { basicIdentity } from '../auth.js';
+import { readJsonBody } from '../http.js';
+import { enforce } from '../policy.js';
+import { normalizeUuid } from './metric.js';
+
+export function decodeMeasuresBody(body: unknown): Series {
+  try {
+    return decodeMeasures(body);
+  } catch (err) {
+    if (err instanceof MeasuresError) throw new InvalidInput(err.message);
+    throw err;
+  }
+}
+
+/** `[[timestamp, granularity, value], ...]`, built as text: this is the hot read path. */
+export function serializePoints(series: AggregatedSeries[]): string {
+  const parts: string[] = [];
+  for (const s of series) {
+    const g = typeof s.granularity === 'number' ? pyFloat(s.granularity / 1e6) : JSON.stringify(s.granularity);
+    for (let i = 0; i < s.timestamps.length; i++) {
+      parts.push(`["${formatTimestamp(s.timestamps[i]!)}", ${g}, ${pyFloat(s.values[i]!)}]`);
+    }
+  }
+  return `[${parts.join(', ')}]`;
+}
+
+export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { engine } = ctx;
+
+  app.post('/v1/batch/metrics/measures', async (request, reply) => {
+    const who = basicIdentity(request);
+    const body = readJsonBody(request);
+    if (!isPlainObject(body)) throw new InvalidInput('expected a dictionary');
+    const decoded = new Map<string, Series>();
+    for (const [id, measures] of Object.entries(body)) {
+      const uuid = normalizeUuid(id);
+      if (uuid === undefined) throw new InvalidInput(`not a valid value @ data['${id}']`, [id]);
+      decoded.set(uuid, decodeMeasuresBody(measures));
+    }
+    const metrics = [...decoded.keys()].map((id) => engine.index.getMetric(id));
+    const missing = [...decoded.keys()].filter((_, i) => metrics[i] === undefined);
+    if (missing.length > 0) throw new BadRequest(`Unknown metrics: ${missing.sort().join(', ')}`);
+    for (const metric of metrics) enforce('post measures', who, { creator: metric!.creator });
+    await engine.addMeasures(decoded);
+    return reply.code(202).send();
+  });
+}

@@ -1,0 +1,206 @@
+/** /v1/metric: create, list, get, delete, and a metric's measures. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isCalendarGroup, type Grouping } from '../../engine/aggregation.js';
+import { policyToJson } from '../../engine/archive-policy.js';
+import type { Engine } from '../../engine/engine.js';
+import { ArgumentError, BadRequest, NoSuchMetric } from '../../engine/errors.js';
+import { METRIC_SORT_KEYS, type MetricFilter, type MetricRecord, type MetricSortKey } from '../../engine/index.js';
+import { checkObject, invalidValue } from '../../engine/validate.js';
+import { parseDuration } from '../../formats/duration.js';
+import { FormatError } from '../../formats/errors.js';
+import { parseTimestamp } from '../../formats/timestamp.js';
+import type { AppContext } from '../app.js';
+import { basicIdentity, creatorParts, type Identity } from '../auth.js';
+import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
+import { pageOptions, setNextLink } from '../pagination.js';
+import { enforce, type RuleName } from '../policy.js';
+import { decodeMeasuresBody, serializePoints } from './measures.js';
+
+interface IdParams {
+  id: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** Canonical lowercase dashed form of a UUID, or undefined. */
+export function normalizeUuid(id: string): string | undefined {
+  const bare = id.replace(/^urn:uuid:/i, '').replace(/[{}]/g, '');
+  if (!UUID_RE.test(bare)) return undefined;
+  const hex = bare.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function metricBase(m: MetricRecord) {
+  const { userId, projectId } = creatorParts(m.creator);
+  return {
+    id: m.id,
+    creator: m.creator,
+    name: m.name,
+    unit: m.unit,
+    created_by_user_id: userId,
+    created_by_project_id: projectId,
+  };
+}
+
+export function metricToJson(engine: Engine, m: MetricRecord, resourceKey: 'resource' | 'resource_id') {
+  return { ...metricBase(m), [resourceKey]: m.resourceId, archive_policy: policyToJson(engine.policyOf(m)) };
+}
+
+function policyTarget(m: MetricRecord) {
+  return { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId };
+}
+
+/** Looks a metric up by the id in the path and checks the caller may use it. */
+export function loadMetric(engine: Engine, who: Identity, id: string, rule: RuleName): MetricRecord {
+  const uuid = normalizeUuid(id);
+  const metric = uuid === undefined ? undefined : engine.index.getMetric(uuid);
+  if (metric === undefined) throw new NoSuchMetric(id);
+  enforce(rule, who, policyTarget(metric));
+  return metric;
+}
+
+function timestampArg(query: Query, name: string): number | undefined {
+  const raw = single(query, name);
+  if (raw === undefined) return undefined;
+  try {
+    return parseTimestamp(raw);
+  } catch (err) {
+    if (err instanceof FormatError) throw new ArgumentError(err.message, name);
+    throw err;
+  }
+}
+
+function durationArg(query: Query, name: string): number | undefined {
+  const raw = single(query, name);
+  if (raw === undefined) return undefined;
+  try {
+    return parseDuration(raw);
+  } catch (err) {
+    if (err instanceof FormatError) throw new ArgumentError(err.message, name);
+    throw err;
+  }
+}
+
+async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
+  const query = queryOf(request);
+  const start = timestampArg(query, 'start');
+  const stop = timestampArg(query, 'stop');
+  const granularity = durationArg(query, 'granularity');
+  const rawResample = single(query, 'resample');
+  let resample: Grouping | undefined;
+  if (rawResample !== undefined) {
+    if (granularity === undefined) throw new BadRequest('A granularity must be specified to resample');
+    if (isCalendarGroup(rawResample)) resample = rawResample;
+    else {
+      try {
+        resample = parseDuration(rawResample);
+      } catch (err) {
+        if (err instanceof FormatError) throw new BadRequest(err.message);
+        throw err;
+      }
+    }
+  }
+  const series = await ctx.engine.getMeasures(metric, {
+    method: single(query, 'aggregation') ?? 'mean',
+    refresh: boolParam(query, 'refresh'),
+    ...(start === undefined ? {} : { start }),
+    ...(stop === undefined ? {} : { stop }),
+    ...(granularity === undefined ? {} : { granularity }),
+    ...(resample === undefined ? {} : { resample }),
+  });
+  return reply.type('application/json').send(serializePoints(series));
+}
+
+function parseSorts(query: Query): { key: MetricSortKey; direction: 'asc' | 'desc' }[] {
+  const raw = query.sort === undefined ? ['id:asc'] : Array.isArray(query.sort) ? query.sort : [query.sort];
+  return raw.map((s) => {
+    const [key, dir = 'asc'] = s.split(':');
+    if (!(METRIC_SORT_KEYS as readonly string[]).includes(key!)) {
+      throw new BadRequest(`Sort key supplied is invalid: ${key}`);
+    }
+    const direction = dir.split('-')[0];
+    if (direction !== 'asc' && direction !== 'desc') {
+      throw new BadRequest(
+        'Invalid pagination: `Unknown sort direction, must be one of: asc-nullsfirst, asc-nullslast, desc-nullsfirst, desc-nullslast\'',
+      );
+    }
+    return { key: key as MetricSortKey, direction };
+  });
+}
+
+const LIST_FILTERS = ['id', 'name', 'unit', 'archive_policy_name', 'creator', 'resource_id'] as const;
+
+export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { engine, config } = ctx;
+  const urls = { proxyHeaders: config.proxyHeaders };
+
+  app.post('/v1/metric', async (request, reply) => {
+    const who = basicIdentity(request);
+    const body = checkObject(readJsonBody(request), [], { optional: ['archive_policy_name', 'name', 'unit', 'resource_id'] });
+    for (const key of ['archive_policy_name', 'name', 'unit'] as const) {
+      if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'string') throw invalidValue('expected str', [key]);
+    }
+    const name = (body.name as string | undefined | null) ?? null;
+    const unit = (body.unit as string | undefined | null) ?? null;
+    if (unit !== null && unit.length > 31) throw invalidValue('length of value must be at most 31', ['unit']);
+    if (name !== null && name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
+    const policyName = (body.archive_policy_name as string | undefined) ?? engine.index.policyNameForMetric(name);
+    enforce('create metric', who);
+    const metric = await engine.index.createMetric({
+      id: engine.newMetricId(),
+      name,
+      unit,
+      archivePolicyName: policyName,
+      creator: who.creator,
+      resourceId: null,
+    });
+    setLocation(reply, request, urls, `/v1/metric/${metric.id}`);
+    return reply.code(201).send({ ...metricBase(metric), resource_id: null, archive_policy_name: metric.archivePolicyName });
+  });
+
+  app.get('/v1/metric', async (request, reply) => {
+    // In basic mode Gnocchi applies no policy filter to metric listings.
+    basicIdentity(request);
+    const query = queryOf(request);
+    const filter: MetricFilter = {};
+    for (const key of LIST_FILTERS) {
+      const v = single(query, key);
+      if (v !== undefined) filter[key] = v;
+    }
+    const userId = single(query, 'user_id');
+    const projectId = single(query, 'project_id');
+    if (userId !== undefined || projectId !== undefined) filter.creator = `${userId ?? ''}:${projectId ?? ''}`;
+    const page = pageOptions(query, config.maxLimit);
+    const metrics = engine.index.listMetrics({
+      filter,
+      sorts: parseSorts(query),
+      limit: page.limit,
+      ...(page.marker === undefined ? {} : { marker: page.marker }),
+    });
+    if (metrics.length >= page.limit) setNextLink(reply, request, urls, metrics[metrics.length - 1]!.id, page.limit);
+    return metrics.map((m) => metricToJson(engine, m, 'resource_id'));
+  });
+
+  app.get<{ Params: IdParams }>('/v1/metric/:id', async (request) => {
+    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'get metric');
+    return metricToJson(engine, metric, 'resource');
+  });
+
+  app.delete<{ Params: IdParams }>('/v1/metric/:id', async (request, reply) => {
+    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'delete metric');
+    await engine.deleteMetric(metric.id);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
+    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'get measures');
+    return getMeasures(ctx, request, reply, metric);
+  });
+
+  app.post<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
+    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'post measures');
+    const measures = decodeMeasuresBody(readJsonBody(request));
+    await engine.addMeasures(new Map([[metric.id, measures]]));
+    return reply.code(202).send();
+  });
+}

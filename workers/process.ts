@@ -1,0 +1,15 @@
+/** Piscina entry point: process a batch of metrics in this worker thread. */
+import { processMetrics, type ProcessResult } from '../engine/process-metrics.js';
+import type { ProcessTask } from '../engine/pool.js';
+import { openStorage, type Storage } from '../engine/storage.js';
+
+const opened = new Map<string, Storage>();
+
+export default function processTask(task: ProcessTask): ProcessResult[] {
+  let storage = opened.get(task.dataDir);
+  if (storage === undefined) {
+    storage = openStorage(task.dataDir);
+    opened.set(task.dataDir, storage);
+  }
+  return processMetrics(storage, task.jobs);
+}
