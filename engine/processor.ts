@@ -124,7 +124,10 @@ export class Processor {
   }
 
   private round(): void {
-    const { parallelism, batchSize, intervalMs } = this.options;
+    const { parallelism, intervalMs } = this.options;
+    // Spread the backlog over every worker rather than filling one batch.
+    const free = Math.max(1, parallelism - this.running);
+    const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
     while (this.running < parallelism) {
       const batch: string[] = [];
       for (const id of this.pending.keys()) {
@@ -154,6 +157,9 @@ export class Processor {
     this.running++;
     const work = this.options.runner(jobs).then(
       (results) => {
+        // The worker committed from another thread: let this thread's reads
+        // see the new snapshot instead of a cached older one.
+        this.options.storage.root.resetReadTxn();
         for (const r of results) {
           const p = this.pending.get(r.metricId);
           if (p === undefined) continue;

@@ -102,31 +102,58 @@ function isPresent(data: SplitColumns, col: number, row: number): boolean {
  * series with the new points winning).
  */
 export function mergeSplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
-  const ncols = update.columns.length;
   const a = existing.timestamps;
   const b = update.timestamps;
   if (a.length === 0) return update;
-  // Common case: the update only appends after the stored points.
-  const appendOnly = b.length === 0 || b[0]! > a[a.length - 1]!;
-  const ts: number[] = [];
-  const srcA: number[] = [];
-  const srcB: number[] = [];
-  if (appendOnly) {
-    for (let i = 0; i < a.length; i++) { ts.push(a[i]!); srcA.push(i); srcB.push(-1); }
-    for (let j = 0; j < b.length; j++) { ts.push(b[j]!); srcA.push(-1); srcB.push(j); }
-  } else {
-    let i = 0;
-    let j = 0;
-    while (i < a.length || j < b.length) {
-      if (j >= b.length || (i < a.length && a[i]! < b[j]!)) { ts.push(a[i]!); srcA.push(i++); srcB.push(-1); }
-      else if (i >= a.length || b[j]! < a[i]!) { ts.push(b[j]!); srcA.push(-1); srcB.push(j++); }
-      else { ts.push(a[i]!); srcA.push(i++); srcB.push(j++); }
-    }
+  if (b.length === 0) return existing;
+  if (b[0]! > a[a.length - 1]!) return concatSplits(existing, update);
+  return overlaySplits(existing, update);
+}
+
+function concatMasks(a: Uint8Array | null, na: number, b: Uint8Array | null, nb: number): Uint8Array | null {
+  if (a === null && b === null) return null;
+  const out = new Uint8Array(na + nb);
+  if (a === null) out.fill(1, 0, na);
+  else out.set(a, 0);
+  if (b === null) out.fill(1, na);
+  else out.set(b, na);
+  return out;
+}
+
+/** The common case: the update only appends after the stored points. */
+function concatSplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
+  const na = existing.timestamps.length;
+  const nb = update.timestamps.length;
+  const timestamps = new Float64Array(na + nb);
+  timestamps.set(existing.timestamps, 0);
+  timestamps.set(update.timestamps, na);
+  const columns = update.columns.map((col, c) => {
+    const out = new Float64Array(na + nb);
+    out.set(existing.columns[c]!, 0);
+    out.set(col, na);
+    return out;
+  });
+  const present = update.present.map((p, c) => concatMasks(existing.present[c] ?? null, na, p, nb));
+  return { timestamps, columns, present };
+}
+
+function overlaySplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
+  const a = existing.timestamps;
+  const b = update.timestamps;
+  const srcA = new Int32Array(a.length + b.length);
+  const srcB = new Int32Array(a.length + b.length);
+  const ts = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! < b[j]!)) { ts[n] = a[i]!; srcA[n] = i++; srcB[n++] = -1; }
+    else if (i >= a.length || b[j]! < a[i]!) { ts[n] = b[j]!; srcA[n] = -1; srcB[n++] = j++; }
+    else { ts[n] = a[i]!; srcA[n] = i++; srcB[n++] = j++; }
   }
-  const n = ts.length;
   const columns: Float64Array[] = [];
   const present: (Uint8Array | null)[] = [];
-  for (let c = 0; c < ncols; c++) {
+  for (let c = 0; c < update.columns.length; c++) {
     const col = new Float64Array(n);
     const mask = new Uint8Array(n);
     let all = true;
@@ -140,7 +167,7 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
     columns.push(col);
     present.push(all ? null : mask);
   }
-  return { timestamps: Float64Array.from(ts), columns, present };
+  return { timestamps: ts.subarray(0, n), columns, present };
 }
 
 /** Rows [from, to) of a split. */

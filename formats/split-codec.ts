@@ -15,11 +15,18 @@
  * the offset of the first row from the split key, the next ones the gap to
  * the previous row, all in units of the granularity. Value columns are
  * nullable Uint64 whose validity is the presence mask and whose 8n data bytes
- * are the column transformed by its encoding, usually then byte-split (byte k
- * of every word together) so that the slowly varying bytes of consecutive
- * words sit next to each other for ZSTD. Columns derived from others
- * (constant, same as, quotient of) store zeros, which compress to a few
- * bytes.
+ * depend on the column's encoding:
+ *
+ *   0 raw        the 64-bit patterns of the values
+ *   1 bytesplit  the same, byte-split: byte k of every word together, so
+ *                that the slowly varying bytes sit side by side for ZSTD
+ *   2 xor        each pattern XOR the previous present one, byte-split
+ *   3 delta      decimal mantissa deltas and residuals, byte-split
+ *   4 constant   zeros; the header holds the one pattern
+ *   5 same       zeros; the values of an earlier column
+ *   6 quotient   zeros; row by row, one column divided by another
+ *
+ * Zeros compress to a few bytes; absent rows hold zeros too.
  */
 import { crc32 } from 'node:zlib';
 import {
@@ -97,9 +104,6 @@ const MAX_RESIDUAL = 2 ** (MAX_RESIDUAL_BITS - 1);
 const TWO_32 = 2 ** 32;
 const TWO_53 = 2 ** 53;
 
-// apache-arrow ships no codecs and its registry is process-wide: register
-// ZSTD once, and leave any codec another module registered first in place
-// (every ZSTD codec reads every other's frames).
 const compressor = new Compressor();
 compressor.setParameters({ compressionLevel: ZSTD_LEVEL });
 
@@ -107,6 +111,9 @@ function compressedSize(bytes: Uint8Array): number {
   return compressor.compress(bytes).length;
 }
 
+// apache-arrow ships no codecs and its registry is process-wide: register
+// ZSTD once, and leave any codec another module registered first in place
+// (every ZSTD codec reads every other's frames).
 if (compressionRegistry.get(CompressionType.ZSTD) === null) {
   const decompressor = new Decompressor();
   compressionRegistry.set(CompressionType.ZSTD, {
@@ -345,7 +352,7 @@ function planValues(values: Float64Array, mask: Uint8Array | null): ColumnPlan {
  */
 function byteSplitCost(words: Uint32Array): number {
   const n = words.length / 2;
-  const counts = new Int32Array(8 * 256);
+  const counts = planeCounts;
   for (let i = 0; i < n; i++) {
     const lo = words[2 * i];
     const hi = words[2 * i + 1];
@@ -359,11 +366,25 @@ function byteSplitCost(words: Uint32Array): number {
     counts[0x700 + (hi >>> 24)]++;
   }
   const xLogX = xLog2XUpTo(n);
-  // Per plane, the sum of c log2(n / c) over its byte counts c.
+  // Per plane, the sum of c log2(n / c) over its byte counts c; taking each
+  // count resets it for the next call. Short columns visit only the counts
+  // their bytes touched, long ones the whole table.
   let bits = 8 * xLogX[n];
-  for (let c = 0; c < counts.length; c++) bits -= xLogX[counts[c]];
+  const take = (index: number): void => {
+    bits -= xLogX[counts[index]];
+    counts[index] = 0;
+  };
+  if (8 * n < counts.length) {
+    const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+    for (let b = 0; b < bytes.length; b++) take(((b & 7) << 8) | bytes[b]);
+  } else {
+    for (let index = 0; index < counts.length; index++) take(index);
+  }
   return bits / 8;
 }
+
+/** Byte counts per plane, all 0 between calls of byteSplitCost. */
+const planeCounts = new Int32Array(8 * 256);
 
 /** x log2 x for x = 0..n, kept because Math.log2 dominates the estimate otherwise. */
 let xLogXTable = new Float64Array(1);
@@ -530,6 +551,7 @@ function constantBits(values: Float64Array, mask: Uint8Array | null): [number, n
 }
 
 function sameMask(a: Uint8Array | null, b: Uint8Array | null, n: number): boolean {
+  if (a === b) return true;
   for (let i = 0; i < n; i++) if (isPresent(a, i) !== isPresent(b, i)) return false;
   return true;
 }

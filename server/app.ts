@@ -68,6 +68,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     });
   }
 
+  // OPTIONS is answered (empty 200) on every path, as Gnocchi does; CORS
+  // preflights for allowed origins are completed by the CORS hook.
+  app.options('*', async (_request, reply) => reply.code(200).send(''));
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'The resource could not be found.'));
   return app;
 }

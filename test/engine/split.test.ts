@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodeStoredSplit,
+  encodeRawSplit,
+  encodeSealedSplit,
+  isRaw,
+  mergeSplits,
+  splitKeyOf,
+  type SplitColumns,
+} from '../../engine/split.js';
+
+const G = 1_000_000;
+
+function split(ts: number[], cols: (number | null)[][]): SplitColumns {
+  return {
+    timestamps: Float64Array.from(ts),
+    columns: cols.map((c) => Float64Array.from(c, (v) => (v === null ? Number.NaN : v))),
+    present: cols.map((c) => (c.every((v) => v !== null) ? null : Uint8Array.from(c, (v) => (v === null ? 0 : 1)))),
+  };
+}
+
+/** Rows as [timestamp, ...values], null where a method has no value. */
+function rows(s: SplitColumns): (number | null)[][] {
+  return Array.from(s.timestamps, (t, i) => [
+    t,
+    ...s.columns.map((c, k) => (s.present[k] === null || s.present[k]![i] === 1 ? c[i]! : null)),
+  ]);
+}
+
+describe('stored splits', () => {
+  it.each([
+    ['raw', (d: SplitColumns) => encodeRawSplit(d), true],
+    ['sealed', (d: SplitColumns) => encodeSealedSplit(0, G, d), false],
+  ])('round-trips the %s form with absent values and NaN', (_name, encode, raw) => {
+    const data = split([0, G, 2 * G], [[1.5, Number.NaN, -0], [null, 2, null]]);
+    const bytes = encode(data);
+    expect(isRaw(bytes)).toBe(raw);
+    const back = decodeStoredSplit(bytes, 0, G, 2);
+    expect(rows(back)).toEqual(rows(data));
+    expect(Object.is(back.columns[0]![2], -0)).toBe(true);
+  });
+
+  it('keys a split by its window of 3600 periods', () => {
+    expect(splitKeyOf(3599 * G, G)).toBe(0);
+    expect(splitKeyOf(3600 * G, G)).toBe(3600 * G);
+    expect(splitKeyOf(7300 * 60 * G, 60 * G)).toBe(2 * 3600 * 60 * G);
+  });
+});
+
+describe('mergeSplits', () => {
+  it.each([
+    [
+      'appends after the stored rows, keeping masks',
+      split([0, G], [[1, 2], [null, 5]]),
+      split([2 * G], [[3], [6]]),
+      [[0, 1, null], [G, 2, 5], [2 * G, 3, 6]],
+    ],
+    [
+      'lets present new values replace stored ones at the same timestamp',
+      split([0, G], [[1, 2], [4, 5]]),
+      split([G, 2 * G], [[20, 30], [null, 60]]),
+      [[0, 1, 4], [G, 20, 5], [2 * G, 30, 60]],
+    ],
+    [
+      'interleaves older rows from a back-window update',
+      split([0, 2 * G], [[1, 3]]),
+      split([G], [[2]]),
+      [[0, 1], [G, 2], [2 * G, 3]],
+    ],
+    ['returns the update when nothing is stored', split([], [[]]), split([G], [[7]]), [[G, 7]]],
+  ])('%s', (_name, existing, update, expected) => {
+    expect(rows(mergeSplits(existing, update))).toEqual(expected);
+  });
+});
