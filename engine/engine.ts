@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { v4 as uuidv4 } from 'uuid';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
-import { AggregationDoesNotExist, AggregationMethodDoesNotExist, NoSuchMetric, StorageFull } from './errors.js';
+import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
 import { Index, type MetricRecord } from './index.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
@@ -133,6 +133,9 @@ export class Engine {
         throw new AggregationDoesNotExist(metric.id, options.method, options.granularity / 1e6);
       }
       granularities = [options.granularity];
+    }
+    if (typeof options.resample === 'string' && options.method.startsWith('rate:')) {
+      throw new BadRequest('Cannot derive aggregates on calendar granularities.');
     }
     if (options.refresh && this.processor.hasPending(metric.id)) await this.processor.refresh([metric.id]);
     const read: ReadOptions = { method: options.method, granularities };
