@@ -9,6 +9,7 @@ import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BadRequest, NoS
 import { Index, type MetricRecord } from './index.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
+import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { encodeSeries } from './series-bytes.js';
 import { openStorage, type Storage } from './storage.js';
@@ -29,12 +30,14 @@ export class Engine {
   readonly storage: Storage;
   readonly index: Index;
   readonly processor: Processor;
+  readonly resources: ResourceIndex;
   private readonly pool: WorkerRunner | undefined;
   private seq = Date.now() * 1000;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
     this.index = new Index(this.storage);
+    this.resources = new ResourceIndex(this.storage, this.index, (ids) => ids.forEach((id) => this.processor.forget(id)));
     let runner: JobRunner;
     if (options.workers > 0) {
       this.pool = createWorkerRunner(options.dataDir, options.workers);

@@ -98,7 +98,7 @@ export class NoArchivePolicyRuleMatch extends BadRequest {
   constructor(metricName: string | null) {
     super(
       'No archive policy name specified and no archive policy rule found ' +
-        `matching the metric name ${metricName}`,
+        `matching the metric name ${metricName ?? 'None'}`,
     );
   }
 }
@@ -125,5 +125,54 @@ export class AggregationDoesNotExist extends NotFound {
 export class StorageFull extends EngineError {
   constructor(detail: string) {
     super(507, `Insufficient storage: ${detail}`);
+  }
+}
+
+export class NoSuchResource extends NotFound {
+  constructor(id: string) {
+    super(`Resource ${id} does not exist`);
+  }
+}
+
+export class NoSuchResourceType extends NotFound {
+  constructor(name: string) {
+    super(`Resource type ${name} does not exist`);
+  }
+}
+
+export class ResourceTypeAlreadyExists extends Conflict {
+  constructor(name: string) {
+    super(`Resource type ${name} already exists`);
+  }
+}
+
+export class ResourceTypeInUse extends BadRequest {
+  constructor(name: string) {
+    super(`Resource type ${name} is still in use`);
+  }
+}
+
+export class UnexpectedResourceTypeState extends BadRequest {
+  constructor(name: string, expected: string, state: string) {
+    super(`Resource type ${name} state is ${state} (expected: ${expected})`);
+  }
+}
+
+export class ResourceAlreadyExists extends Conflict {
+  constructor(id: string) {
+    super(`Resource ${id} already exists`);
+  }
+}
+
+export class NamedMetricAlreadyExists extends Conflict {
+  constructor(readonly metricName: string) {
+    super(`Named metric ${metricName} already exists`);
+  }
+}
+
+/** `Invalid pagination: `...'` for bad sort keys, directions and markers. */
+export class InvalidPagination extends BadRequest {
+  constructor(reason: string) {
+    super(`Invalid pagination: \`${reason}'`);
   }
 }

@@ -12,10 +12,29 @@ import {
   NoArchivePolicyRuleMatch,
   NoSuchArchivePolicy,
   NoSuchArchivePolicyRule,
+  NamedMetricAlreadyExists,
   NoSuchMetric,
+  InvalidPagination,
+  NoSuchResource,
 } from './errors.js';
 import { compileGlob } from './glob.js';
 import type { Storage } from './storage.js';
+
+/** Removes a metric's record and stored data; call inside a write transaction. */
+export function dropMetric(storage: Storage, metric: MetricRecord): void {
+  const { id } = metric;
+  void storage.metrics.remove(id);
+  if (metric.resourceId !== null && metric.name !== null) {
+    void storage.metricsByResource.remove([metric.resourceId, metric.name]);
+  }
+  void storage.states.remove(id);
+  for (const key of storage.incoming.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+    void storage.incoming.remove(key);
+  }
+  for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
+    void storage.splits.remove(key);
+  }
+}
 
 export interface ArchivePolicyRule {
   name: string;
@@ -199,6 +218,12 @@ export class Index {
       if (this.getPolicy(metric.archivePolicyName) === undefined) {
         throw new BadRequest(`Archive policy ${metric.archivePolicyName} does not exist`);
       }
+      if (metric.resourceId !== null && metric.name !== null) {
+        if (this.storage.resources.get(metric.resourceId) === undefined) throw new NoSuchResource(metric.resourceId);
+        const key: [string, string] = [metric.resourceId, metric.name];
+        if (this.storage.metricsByResource.get(key) !== undefined) throw new NamedMetricAlreadyExists(metric.name);
+        void this.storage.metricsByResource.put(key, metric.id);
+      }
       void this.storage.metrics.put(metric.id, metric);
       return metric;
     });
@@ -208,15 +233,9 @@ export class Index {
   deleteMetric(id: string): Promise<void> {
     const { storage } = this;
     return storage.root.transaction(() => {
-      if (this.getMetric(id) === undefined) throw new NoSuchMetric(id);
-      void storage.metrics.remove(id);
-      void storage.tails.remove(id);
-      for (const key of storage.incoming.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
-        void storage.incoming.remove(key);
-      }
-      for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
-        void storage.splits.remove(key);
-      }
+      const metric = this.getMetric(id);
+      if (metric === undefined) throw new NoSuchMetric(id);
+      dropMetric(storage, metric);
     });
   }
 
@@ -236,7 +255,7 @@ export class Index {
     let after: MetricRecord | undefined;
     if (options.marker !== undefined) {
       after = this.getMetric(options.marker);
-      if (after === undefined) throw new BadRequest(`Invalid marker: \`${options.marker}'`);
+      if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
     }
     const filters = Object.entries(options.filter) as [keyof MetricFilter, string][];
     const page: MetricRecord[] = [];

@@ -1,22 +1,17 @@
 /**
  * The I/O half of processing: for a batch of metrics, read their incoming
- * measures, raw tails and touched splits, compute the updates, and commit
- * everything (new splits, sealed splits, new tails, removal of the consumed
- * incoming entries) in one LMDB write transaction, so a crash at any point
- * loses nothing and counts nothing twice. Runs in a worker thread, or inline.
+ * measures and state, compute the updates, and commit everything (the new
+ * state with its open splits, sealed splits, expired splits removed, the
+ * consumed incoming entries removed) in one LMDB write transaction, so a
+ * crash at any point loses nothing and counts nothing twice. Runs in a
+ * worker thread, or inline.
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import type { Series } from './aggregation.js';
-import { computeUpdate, type MetricUpdate } from './compute-update.js';
-import { decodeSeries, encodeSeries } from './series-bytes.js';
-import {
-  decodeStoredSplit,
-  encodeRawSplit,
-  encodeSealedSplit,
-  isRaw,
-  mergeSplits,
-  type SplitColumns,
-} from './split.js';
+import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
+import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
+import { decodeSeries } from './series-bytes.js';
+import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { IncomingKey, SplitKeyTuple, Storage } from './storage.js';
 
 export interface ProcessJob {
@@ -36,6 +31,7 @@ interface Planned {
   job: ProcessJob;
   incomingKeys: IncomingKey[];
   consumed: number;
+  state: MetricState;
   update: MetricUpdate | null;
 }
 
@@ -54,57 +50,63 @@ function readIncoming(storage: Storage, metricId: string): { keys: IncomingKey[]
 
 function plan(storage: Storage, job: ProcessJob): Planned {
   const { keys, batches, count } = readIncoming(storage, job.metricId);
-  if (keys.length === 0) return { job, incomingKeys: keys, consumed: 0, update: null };
-  const tailBytes = storage.tails.get(job.metricId);
-  const tail = tailBytes === undefined ? null : decodeSeries(tailBytes);
-  return { job, incomingKeys: keys, consumed: count, update: computeUpdate(job.policy, tail, batches) };
+  const stored = keys.length === 0 ? undefined : storage.states.get(job.metricId);
+  const state = stored === undefined ? emptyMetricState() : decodeMetricState(stored);
+  const update = keys.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : state.tail, batches);
+  return { job, incomingKeys: keys, consumed: count, state, update };
 }
 
-function lastSplitKey(storage: Storage, metricId: string, granularity: number): { key: SplitKeyTuple; value: Buffer } | undefined {
-  for (const entry of storage.splits.getRange({
-    start: [metricId, granularity, MAX_KEY],
-    end: [metricId, granularity, -1],
-    reverse: true,
-    limit: 1,
-  })) {
-    return entry;
-  }
-  return undefined;
+function putSealed(storage: Storage, key: SplitKeyTuple, data: SplitColumns): void {
+  void storage.splits.put(key, encodeSealedSplit(key[2], key[1], data));
 }
 
-function writeUpdate(storage: Storage, metricId: string, policy: ArchivePolicy, update: MetricUpdate): void {
-  const ncols = policy.aggregationMethods.length;
-  for (const g of update.granularities) {
-    if (g.splits.length === 0) continue;
-    const newestKey = g.splits[g.splits.length - 1]!.key;
-    // A raw split that is no longer the newest gets sealed now, once.
-    const last = lastSplitKey(storage, metricId, g.granularity);
-    if (last !== undefined && isRaw(last.value) && last.key[2] < newestKey) {
-      const stored = decodeStoredSplit(last.value, last.key[2], g.granularity, ncols);
-      const touched = g.splits.find((s) => s.key === last.key[2]);
-      const data = touched === undefined ? stored : mergeSplits(stored, touched.rows);
-      void storage.splits.put(last.key, encodeSealedSplit(last.key[2], g.granularity, data));
-    }
-    for (const { key, rows } of g.splits) {
-      if (last !== undefined && key === last.key[2] && key < newestKey) continue;
-      const tuple: SplitKeyTuple = [metricId, g.granularity, key];
-      const existingBytes = storage.splits.get(tuple);
-      const data: SplitColumns =
-        existingBytes === undefined
-          ? rows
-          : mergeSplits(decodeStoredSplit(existingBytes, key, g.granularity, ncols), rows);
-      void storage.splits.put(
-        tuple,
-        key === newestKey ? encodeRawSplit(data) : encodeSealedSplit(key, g.granularity, data),
-      );
-    }
-    if (g.deleteBefore !== null) {
-      for (const k of storage.splits.getKeys({ start: [metricId, g.granularity, -1], end: [metricId, g.granularity, g.deleteBefore] })) {
-        void storage.splits.remove(k);
+/** Applies one granularity's recomputed rows to its open and sealed splits. */
+function applyGranularity(storage: Storage, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
+  const sealed = (key: number) => {
+    gs.oldestSealedKey = gs.oldestSealedKey === null ? key : Math.min(gs.oldestSealedKey, key);
+  };
+  for (const { key, rows } of g.splits) {
+    if (gs.open !== null && key === gs.open.key) {
+      gs.open = { key, data: mergeSplits(gs.open.data, rows) };
+    } else if (gs.open === null || key > gs.open.key) {
+      // A newer split starts: the open one is complete and gets encoded, once.
+      if (gs.open !== null) {
+        putSealed(storage, [metricId, g.granularity, gs.open.key], gs.open.data);
+        sealed(gs.open.key);
       }
+      gs.open = { key, data: rows };
+    } else {
+      // Rare: the back window reaches into an already sealed split.
+      const tuple: SplitKeyTuple = [metricId, g.granularity, key];
+      const existing = storage.splits.get(tuple);
+      putSealed(storage, tuple, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
+      sealed(key);
     }
   }
-  void storage.tails.put(metricId, encodeSeries(update.tail.timestamps, update.tail.values));
+  if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
+    for (const k of storage.splits.getKeys({ start: [metricId, g.granularity, -1], end: [metricId, g.granularity, g.deleteBefore] })) {
+      void storage.splits.remove(k);
+    }
+    gs.oldestSealedKey = null;
+    for (const k of storage.splits.getKeys({ start: [metricId, g.granularity, g.deleteBefore], end: [metricId, g.granularity, MAX_KEY], limit: 1 })) {
+      gs.oldestSealedKey = k[2];
+    }
+  }
+}
+
+function writeUpdate(storage: Storage, p: Planned, update: MetricUpdate): void {
+  const { metricId, policy } = p.job;
+  const ncols = policy.aggregationMethods.length;
+  const granularities = update.granularities.map((g) => {
+    const gs = p.state.granularities.find((x) => x.granularity === g.granularity) ?? {
+      granularity: g.granularity,
+      open: null,
+      oldestSealedKey: null,
+    };
+    applyGranularity(storage, metricId, ncols, gs, g);
+    return gs;
+  });
+  void storage.states.put(metricId, encodeMetricState({ tail: update.tail, granularities }, ncols));
 }
 
 /** Processes the pending measures of `jobs` and commits the results. */
@@ -114,14 +116,8 @@ export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessRes
   return storage.root.transactionSync(() => {
     const results: ProcessResult[] = [];
     for (const p of planned) {
-      if (p.incomingKeys.length === 0) {
-        results.push({ metricId: p.job.metricId, consumed: 0 });
-        continue;
-      }
       // The metric may have been deleted while we computed: then drop it all.
-      if (storage.metrics.get(p.job.metricId) !== undefined && p.update !== null) {
-        writeUpdate(storage, p.job.metricId, p.job.policy, p.update);
-      }
+      if (p.update !== null && storage.metrics.get(p.job.metricId) !== undefined) writeUpdate(storage, p, p.update);
       for (const key of p.incomingKeys) void storage.incoming.remove(key);
       results.push({ metricId: p.job.metricId, consumed: p.consumed });
     }

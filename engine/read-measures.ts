@@ -1,6 +1,7 @@
 /**
  * Reading a metric's aggregates: map [start, stop) to split keys, decode only
- * those splits and only the requested method's column, then apply retention,
+ * those sealed splits (plus the open one kept in the metric's state) and
+ * take the requested method's column, then apply retention,
  * resampling and bounds as Gnocchi's `get_aggregated_measures` does.
  */
 import type { ArchivePolicy } from './archive-policy.js';
@@ -13,7 +14,8 @@ import {
   type Grouping,
   type Series,
 } from './aggregation.js';
-import { decodeStoredSplit, splitKeyOf } from './split.js';
+import { openSplitOf } from './metric-state.js';
+import { decodeStoredSplit, splitKeyOf, type SplitColumns } from './split.js';
 import type { Storage } from './storage.js';
 
 export interface ReadOptions {
@@ -56,31 +58,36 @@ function readColumn(
   const ts: Float64Array[] = [];
   const vs: Float64Array[] = [];
   let total = 0;
-  for (const { key, value } of storage.splits.getRange({
-    start: [metricId, granularity, startKey],
-    end: [metricId, granularity, endKey],
-  })) {
-    const data = decodeStoredSplit(value, key[2], granularity, ncols);
+  const take = (data: SplitColumns) => {
     const present = data.present[column];
     const col = data.columns[column]!;
     if (present === null || present === undefined) {
       ts.push(data.timestamps);
       vs.push(col);
       total += col.length;
-    } else {
-      const t: number[] = [];
-      const v: number[] = [];
-      for (let i = 0; i < col.length; i++) {
-        if (present[i] === 1) {
-          t.push(data.timestamps[i]!);
-          v.push(col[i]!);
-        }
-      }
-      ts.push(Float64Array.from(t));
-      vs.push(Float64Array.from(v));
-      total += t.length;
+      return;
     }
+    const t: number[] = [];
+    const v: number[] = [];
+    for (let i = 0; i < col.length; i++) {
+      if (present[i] === 1) {
+        t.push(data.timestamps[i]!);
+        v.push(col[i]!);
+      }
+    }
+    ts.push(Float64Array.from(t));
+    vs.push(Float64Array.from(v));
+    total += t.length;
+  };
+  for (const { key, value } of storage.splits.getRange({
+    start: [metricId, granularity, startKey],
+    end: [metricId, granularity, endKey],
+  })) {
+    take(decodeStoredSplit(value, key[2], granularity, ncols));
   }
+  const state = storage.states.get(metricId);
+  const open = state === undefined ? null : openSplitOf(state, granularity);
+  if (open !== null && open.key >= startKey && open.key < endKey) take(open.data);
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;

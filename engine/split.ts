@@ -1,9 +1,10 @@
 /**
  * Splits: the aggregates of one (metric, granularity) over a fixed window of
  * POINTS_PER_SPLIT periods, one timestamp column and one column per method.
- * The newest split of a series is still receiving points, so it is stored raw
- * (typed arrays copied verbatim, cheap to rewrite); once a newer split
- * starts it is sealed into the compressed Arrow form, encoded exactly once.
+ * The newest split of a series is still receiving points, so it is kept raw
+ * (typed arrays copied verbatim, cheap to rewrite) in the metric's state;
+ * once a newer split starts it is sealed into the compressed Arrow form,
+ * encoded exactly once.
  */
 import { decodeSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
 
@@ -18,10 +19,6 @@ const RAW_HEADER = 8;
 export function splitKeyOf(timestamp: number, granularity: number): number {
   const span = granularity * POINTS_PER_SPLIT;
   return Math.floor(timestamp / span) * span;
-}
-
-export function isRaw(bytes: Uint8Array): boolean {
-  return bytes[0] === TAG_RAW;
 }
 
 export function encodeRawSplit(data: SplitColumns): Buffer {

@@ -12,6 +12,9 @@ export const FORMAT_VERSION = 1;
 
 export type IncomingKey = [metricId: string, seq: number];
 export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
+export type ResourceHistoryKey = [resourceId: string, revision: number];
+export type ResourceByTypeKey = [type: string, resourceId: string];
+export type MetricByResourceKey = [resourceId: string, metricName: string];
 
 export interface Storage {
   readonly root: RootDatabase;
@@ -21,10 +24,20 @@ export interface Storage {
   readonly metrics: Database<unknown, string>;
   /** Measures accepted but not yet aggregated. */
   readonly incoming: Database<Buffer, IncomingKey>;
-  /** Raw points kept for the back window, one entry per metric. */
-  readonly tails: Database<Buffer, string>;
-  /** Aggregated splits, raw (open) or Arrow-encoded (sealed). */
+  /** Per metric: raw back-window points and open splits (engine/metric-state.ts). */
+  readonly states: Database<Buffer, string>;
+  /** Sealed (Arrow-encoded) aggregated splits. */
   readonly splits: Database<Buffer, SplitKeyTuple>;
+  /** Resource types by name (`generic` is implicit). */
+  readonly resourceTypes: Database<unknown, string>;
+  /** Current revision of each resource, by resource UUID. */
+  readonly resources: Database<unknown, string>;
+  /** Past revisions, by (resource UUID, revision number). */
+  readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
+  /** Index: resources of each type. Value unused. */
+  readonly resourcesByType: Database<unknown, ResourceByTypeKey>;
+  /** Index: a resource's named metrics, value the metric id. */
+  readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
 }
 
@@ -54,7 +67,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   if (!options.readOnly) mkdirSync(path, { recursive: true });
   const root = open({
     path,
-    maxDbs: 16,
+    maxDbs: 64,
     mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
     readOnly: options.readOnly ?? false,
   });
@@ -65,8 +78,13 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
     metrics: root.openDB({ name: 'metrics', encoding: 'msgpack' }),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
-    tails: root.openDB({ name: 'tails', encoding: 'binary' }),
+    states: root.openDB({ name: 'metric_state', encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
+    resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
+    resources: root.openDB({ name: 'resources', encoding: 'msgpack' }),
+    resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),
+    resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
+    metricsByResource: root.openDB({ name: 'metrics_by_resource', encoding: 'string' }),
     close: () => root.close(),
   };
   if (!options.readOnly) {

@@ -36,3 +36,29 @@ export function pyJson(value: unknown): string {
       return 'null';
   }
 }
+
+function pyStr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  const escaped = s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+  return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
+}
+
+/** Python's `repr()` of JSON-like data, as Gnocchi's plain-text errors show dicts. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  switch (typeof value) {
+    case 'string':
+      return pyStr(value);
+    case 'number':
+      return pyNumber(value);
+    case 'boolean':
+      return value ? 'True' : 'False';
+    case 'object':
+      if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+      return `{${Object.entries(value)
+        .map(([k, v]) => `${pyStr(k)}: ${pyRepr(v)}`)
+        .join(', ')}}`;
+    default:
+      return 'None';
+  }
+}

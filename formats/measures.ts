@@ -32,7 +32,7 @@ export function decodeMeasures(body: unknown, nowMicros: number = Date.now() * 1
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
   for (const m of body) {
-    if (typeof m !== 'object' || m === null || Array.isArray(m) || !('timestamp' in m) || !('value' in m)) {
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || !('timestamp' in m)) {
       throw new MeasuresError('unexpected measures format');
     }
   }

@@ -9,11 +9,15 @@ import type { Config } from './config.js';
 import { corsHook } from './cors.js';
 import { errorHandler, HttpError, sendError } from './errors.js';
 import { checkAcceptsJson } from './http.js';
+import { aggregatesRoutes } from './routes/aggregates.js';
 import { archivePolicyRoutes } from './routes/archive-policy.js';
 import { archivePolicyRuleRoutes } from './routes/archive-policy-rule.js';
 import { measuresRoutes } from './routes/measures.js';
 import { metricRoutes } from './routes/metric.js';
+import { resourceRoutes } from './routes/resource.js';
 import { rootRoutes } from './routes/root.js';
+import { searchMetricRoutes } from './routes/search-metric.js';
+import { searchRoutes } from './routes/search.js';
 
 export interface AppContext {
   engine: Engine;
@@ -35,7 +39,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
-  app.addHook('onRequest', async (request) => checkAcceptsJson(request));
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config as { anyAccept?: boolean };
+    if (config.anyAccept !== true) checkAcceptsJson(request);
+  });
   app.setErrorHandler(errorHandler);
   app.setReplySerializer((payload) => pyJson(payload));
 
@@ -53,6 +60,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(archivePolicyRuleRoutes, ctx);
   await app.register(metricRoutes, ctx);
   await app.register(measuresRoutes, ctx);
+  await app.register(aggregatesRoutes, ctx);
+  await app.register(searchMetricRoutes, ctx);
+  await app.register(resourceRoutes, ctx);
+  await app.register(searchRoutes, ctx);
 
   for (const [url, methods] of [...served]) {
     if (methods.has('OPTIONS') || url === '*') continue;
@@ -71,6 +82,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // OPTIONS is answered (empty 200) on every path, as Gnocchi does; CORS
   // preflights for allowed origins are completed by the CORS hook.
   app.options('*', async (_request, reply) => reply.code(200).send(''));
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'The resource could not be found.'));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, null));
   return app;
 }

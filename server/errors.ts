@@ -1,11 +1,13 @@
 /**
- * The one place where errors become HTTP answers, in Gnocchi's body shape:
- * `{"code": N, "title": "...", "description": ...}`.
+ * The one place where errors become HTTP answers. Like Gnocchi (webob), a
+ * client that accepts JSON gets `{"code": N, "title": "...", "description":
+ * ...}`; any other client gets the plain-text page, which carries both the
+ * generic explanation of the status and the specific description.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError, type ErrorDescription } from '../engine/errors.js';
 import { FormatError } from '../formats/errors.js';
-import { pyJson } from '../formats/json.js';
+import { pyJson, pyRepr } from '../formats/json.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -22,6 +24,18 @@ const TITLES: Record<number, string> = {
   501: 'Not Implemented',
   503: 'Service Unavailable',
   507: 'Insufficient Storage',
+};
+
+const EXPLANATIONS: Record<number, string> = {
+  400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+  404: 'The resource could not be found.',
+  409: 'There was a conflict when trying to complete your request.',
+  412: 'Condition failed',
+  413: 'The request is larger than the server is willing or able to process.',
+  500: 'The server has either erred or is incapable of performing the requested operation.',
+  501: 'The server has not implemented the requested operation.',
+  503: 'The server is currently unavailable. Please try again at a later time.',
+  507: 'There was not enough space to save the resource.',
 };
 
 /** An HTTP-level refusal (auth, negotiation) raised by the server itself. */
@@ -45,24 +59,42 @@ export const unauthorized = () =>
 
 export const forbidden = () => new HttpError(403, 'Access was denied to this resource.');
 
-export function sendError(reply: FastifyReply, status: number, description: ErrorDescription): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json')
-    .send(pyJson({ code: status, title: TITLES[status] ?? 'Error', description }));
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return typeof accept === 'string' && /application\/(json|\*)/i.test(accept);
+}
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  description: ErrorDescription | null,
+): FastifyReply {
+  const title = TITLES[status] ?? 'Error';
+  reply.code(status);
+  if (wantsJson(request)) {
+    return reply.type('application/json').send(pyJson({ code: status, title, description }));
+  }
+  const detail = description === null ? '' : typeof description === 'string' ? description : pyRepr(description);
+  const explanation = EXPLANATIONS[status];
+  const body =
+    explanation === undefined || explanation === detail
+      ? `${status} ${title}\n\n${detail}\n\n `
+      : `${status} ${title}\n\n${explanation}\n\n ${detail}  `;
+  return reply.type('text/plain; charset=UTF-8').send(body);
 }
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof HttpError) {
     reply.headers(error.headers);
-    return sendError(reply, error.status, error.description);
+    return sendError(request, reply, error.status, error.description);
   }
-  if (error instanceof EngineError) return sendError(reply, error.status, error.description);
-  if (error instanceof FormatError) return sendError(reply, 400, error.message);
+  if (error instanceof EngineError) return sendError(request, reply, error.status, error.description);
+  if (error instanceof FormatError) return sendError(request, reply, 400, error.message);
   const status = (error as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return sendError(reply, status, error.message);
+    return sendError(request, reply, status, error.message);
   }
   request.log.error({ err: error }, 'unhandled error');
-  return sendError(reply, 500, 'The server encountered an unexpected condition which prevented it from fulfilling the request.');
+  return sendError(request, reply, 500, EXPLANATIONS[500]!);
 }

@@ -10,7 +10,7 @@ export function readJsonBody(request: FastifyRequest, accepted: readonly string[
   const header = request.headers['content-type'] ?? '';
   const mime = header.split(';')[0]!.trim().toLowerCase();
   if (!accepted.includes(mime)) {
-    throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server. Unsupported Media Type`);
+    throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
   }
   const raw = request.body;
   const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
@@ -19,7 +19,8 @@ export function readJsonBody(request: FastifyRequest, accepted: readonly string[
   } catch (err) {
     throw new HttpError(400, {
       cause: 'Unable to decode body',
-      reason: (err as Error).message,
+      // Gnocchi's decoder (ujson) words the empty-body case this way.
+      reason: text.trim() === '' ? 'Expected object or value' : (err as Error).message,
       detail: [],
     });
   }
@@ -114,5 +115,5 @@ export function boolParam(query: Query, name: string, fallback = false): boolean
   const s = v.toLowerCase();
   if (TRUE.has(s)) return true;
   if (FALSE.has(s)) return false;
-  throw new HttpError(400, `Unable to parse \`${name}': invalid truth value ${v}`);
+  throw new HttpError(400, `Unable to parse \`${name}': invalid truth value '${v}'`);
 }

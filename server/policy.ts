@@ -20,6 +20,7 @@ const adminOrCreator: Check = (who, t) =>
   isAdmin(who, t) ||
   (t.creator != null && who.userId === t.creator) ||
   (who.projectId !== null && who.projectId === t.created_by_project_id);
+const resourceOwner: Check = (who, t) => who.projectId !== null && who.projectId === t.project_id;
 const metricOwner: Check = (who, t) => who.projectId !== null && who.projectId === t['resource.project_id'];
 const either = (a: Check, b: Check): Check => (who, t) => a(who, t) || b(who, t);
 
@@ -41,6 +42,18 @@ const RULES = {
   'list metric': either(adminOrCreator, metricOwner),
   'get measures': either(adminOrCreator, metricOwner),
   'post measures': adminOrCreator,
+  'create resource': anyone,
+  'get resource': either(adminOrCreator, resourceOwner),
+  'update resource': adminOrCreator,
+  'delete resource': adminOrCreator,
+  'delete resources': adminOrCreator,
+  'list resource': either(adminOrCreator, resourceOwner),
+  'search resource': either(adminOrCreator, resourceOwner),
+  'create resource type': isAdmin,
+  'get resource type': anyone,
+  'list resource type': anyone,
+  'update resource type': isAdmin,
+  'delete resource type': isAdmin,
 } satisfies Record<string, Check>;
 
 export type RuleName = keyof typeof RULES;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Series } from '../../engine/aggregation.js';
 import { BadRequest, InvalidInput } from '../../engine/errors.js';
 import type { AggregatedSeries } from '../../engine/read-measures.js';
-import { isPlainObject } from '../../engine/validate.js';
+import { invalidValue, isPlainObject, type Path } from '../../engine/validate.js';
 import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
 import { pyFloat } from '../../formats/json.js';
 import { formatTimestamp } from '../../formats/timestamp.js';
@@ -13,11 +13,12 @@ import { readJsonBody } from '../http.js';
 import { enforce } from '../policy.js';
 import { normalizeUuid } from './metric.js';
 
-export function decodeMeasuresBody(body: unknown): Series {
+/** Decodes a measure list; `path` locates it inside a larger body, for the error. */
+export function decodeMeasuresBody(body: unknown, path: Path = []): Series {
   try {
     return decodeMeasures(body);
   } catch (err) {
-    if (err instanceof MeasuresError) throw new InvalidInput(err.message);
+    if (err instanceof MeasuresError) throw path.length === 0 ? new InvalidInput(err.message) : invalidValue(err.message, path);
     throw err;
   }
 }
@@ -44,8 +45,8 @@ export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Pro
     const decoded = new Map<string, Series>();
     for (const [id, measures] of Object.entries(body)) {
       const uuid = normalizeUuid(id);
-      if (uuid === undefined) throw new InvalidInput(`not a valid value @ data['${id}']`, [id]);
-      decoded.set(uuid, decodeMeasuresBody(measures));
+      if (uuid === undefined) throw new InvalidInput(`extra keys not allowed @ data['${id}']`, [id]);
+      decoded.set(uuid, decodeMeasuresBody(measures, [id]));
     }
     const metrics = [...decoded.keys()].map((id) => engine.index.getMetric(id));
     const missing = [...decoded.keys()].filter((_, i) => metrics[i] === undefined);

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCalendarGroup, type Grouping } from '../../engine/aggregation.js';
 import { policyToJson } from '../../engine/archive-policy.js';
 import type { Engine } from '../../engine/engine.js';
-import { ArgumentError, BadRequest, NoSuchMetric } from '../../engine/errors.js';
+import { ArgumentError, BadRequest, InvalidInput, InvalidPagination, NamedMetricAlreadyExists, NoSuchMetric } from '../../engine/errors.js';
+import { resourceUuid } from '../../engine/resource-id.js';
 import { METRIC_SORT_KEYS, type MetricFilter, type MetricRecord, type MetricSortKey } from '../../engine/index.js';
 import { checkObject, invalidValue } from '../../engine/validate.js';
 import { parseDuration } from '../../formats/duration.js';
@@ -28,6 +29,18 @@ export function normalizeUuid(id: string): string | undefined {
   if (!UUID_RE.test(bare)) return undefined;
   const hex = bare.replace(/-/g, '').toLowerCase();
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** `resource_id` of a new metric: Gnocchi's ResourceID, any string mapped to a UUID. */
+function metricResourceId(value: unknown, creator: string): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string') throw invalidValue('expected str', ['resource_id']);
+  try {
+    return resourceUuid(value, creator);
+  } catch (err) {
+    if (err instanceof FormatError) throw new InvalidInput(`${err.message} for dictionary value @ data['resource_id']`, ['resource_id']);
+    throw err;
+  }
 }
 
 function metricBase(m: MetricRecord) {
@@ -65,7 +78,7 @@ function timestampArg(query: Query, name: string): number | undefined {
   try {
     return parseTimestamp(raw);
   } catch (err) {
-    if (err instanceof FormatError) throw new ArgumentError(err.message, name);
+    if (err instanceof FormatError) throw new ArgumentError('Must be a datetime or a timestamp', name);
     throw err;
   }
 }
@@ -81,15 +94,17 @@ function durationArg(query: Query, name: string): number | undefined {
   }
 }
 
-async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
+export async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
   const query = queryOf(request);
+  const rawResample = single(query, 'resample');
+  if (rawResample !== undefined && single(query, 'granularity') === undefined) {
+    throw new BadRequest('A granularity must be specified to resample');
+  }
   const start = timestampArg(query, 'start');
   const stop = timestampArg(query, 'stop');
   const granularity = durationArg(query, 'granularity');
-  const rawResample = single(query, 'resample');
   let resample: Grouping | undefined;
   if (rawResample !== undefined) {
-    if (granularity === undefined) throw new BadRequest('A granularity must be specified to resample');
     if (isCalendarGroup(rawResample)) resample = rawResample;
     else {
       try {
@@ -116,13 +131,11 @@ function parseSorts(query: Query): { key: MetricSortKey; direction: 'asc' | 'des
   return raw.map((s) => {
     const [key, dir = 'asc'] = s.split(':');
     if (!(METRIC_SORT_KEYS as readonly string[]).includes(key!)) {
-      throw new BadRequest(`Sort key supplied is invalid: ${key}`);
+      throw new InvalidPagination(`Sort key supplied is invalid: ${key}`);
     }
     const direction = dir.split('-')[0];
     if (direction !== 'asc' && direction !== 'desc') {
-      throw new BadRequest(
-        'Invalid pagination: `Unknown sort direction, must be one of: asc-nullsfirst, asc-nullslast, desc-nullsfirst, desc-nullslast\'',
-      );
+      throw new InvalidPagination('Unknown sort direction, must be one of: asc-nullsfirst, asc-nullslast, desc-nullsfirst, desc-nullslast');
     }
     return { key: key as MetricSortKey, direction };
   });
@@ -138,24 +151,36 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const who = basicIdentity(request);
     const body = checkObject(readJsonBody(request), [], { optional: ['archive_policy_name', 'name', 'unit', 'resource_id'] });
     for (const key of ['archive_policy_name', 'name', 'unit'] as const) {
-      if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'string') throw invalidValue('expected str', [key]);
+      if (body[key] !== undefined && typeof body[key] !== 'string') throw invalidValue('expected str', [key]);
     }
     const name = (body.name as string | undefined | null) ?? null;
     const unit = (body.unit as string | undefined | null) ?? null;
     if (unit !== null && unit.length > 31) throw invalidValue('length of value must be at most 31', ['unit']);
     if (name !== null && name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
+    const resourceId = body.resource_id === undefined ? null : metricResourceId(body.resource_id, who.creator);
     const policyName = (body.archive_policy_name as string | undefined) ?? engine.index.policyNameForMetric(name);
+    if (resourceId !== null && name === null) {
+      throw new BadRequest({ cause: 'Attribute value error', detail: 'name', reason: 'Name cannot be null if resource_id is not null' });
+    }
     enforce('create metric', who);
-    const metric = await engine.index.createMetric({
-      id: engine.newMetricId(),
-      name,
-      unit,
-      archivePolicyName: policyName,
-      creator: who.creator,
-      resourceId: null,
-    });
+    let metric: MetricRecord;
+    try {
+      metric = await engine.index.createMetric({
+        id: engine.newMetricId(),
+        name,
+        unit,
+        archivePolicyName: policyName,
+        creator: who.creator,
+        resourceId,
+      });
+    } catch (err) {
+      if (err instanceof NamedMetricAlreadyExists) {
+        throw new BadRequest({ cause: 'Named metric already exists', detail: err.metricName });
+      }
+      throw err;
+    }
     setLocation(reply, request, urls, `/v1/metric/${metric.id}`);
-    return reply.code(201).send({ ...metricBase(metric), resource_id: null, archive_policy_name: metric.archivePolicyName });
+    return reply.code(201).send({ ...metricBase(metric), resource_id: resourceId, archive_policy_name: metric.archivePolicyName });
   });
 
   app.get('/v1/metric', async (request, reply) => {

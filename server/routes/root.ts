@@ -21,7 +21,21 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
     ],
   }));
 
-  app.get('/healthcheck', async (_request, reply) => reply.type('text/plain; charset=UTF-8').send(''));
+  const v1Links = ['aggregates', 'aggregation', 'archive_policy', 'archive_policy_rule', 'batch', 'capabilities',
+    'influxdb', 'metric', 'resource', 'resource_type', 'search', 'status'];
+  app.get('/v1', async (request) => {
+    const base = `${baseUrl(request, urls)}/v1`;
+    return {
+      version: '1.0',
+      links: [{ rel: 'self', href: base }, ...v1Links.map((rel) => ({ rel, href: `${base}/${rel}` }))],
+    };
+  });
+
+  // As oslo.middleware's healthcheck: any client may ask, JSON if it wants it.
+  app.get('/healthcheck', { config: { anyAccept: true } }, async (request, reply) => {
+    if (/application\/json/i.test(request.headers.accept ?? '')) return { detailed: false, reasons: [] };
+    return reply.type('text/plain; charset=UTF-8').send('');
+  });
 
   app.get('/v1/capabilities', async () => ({ aggregation_methods: VALID_AGGREGATION_METHODS }));
 

@@ -1,0 +1,112 @@
+/**
+ * One cross-metric query as data: which series to read, where, and what to
+ * compute. Planned on the main thread (granularity and method checks against
+ * the policies, Gnocchi's `processor.get_measures`), run wherever a storage
+ * handle is (inline or in a piscina worker), answering only the result.
+ */
+import type { ArchivePolicy } from '../archive-policy.js';
+import type { Grouping } from '../aggregation.js';
+import { EngineError, type ErrorDescription } from '../errors.js';
+import { readMeasures } from '../read-measures.js';
+import type { Storage } from '../storage.js';
+import type { OperationNode } from '../../formats/operations-nodes.js';
+import { alignAndEvaluate, type AggregatesResult, type Fill, type SamplingInput } from './align.js';
+import { unaggregable, unknownAggregation } from './errors.js';
+import type { LookupKey } from './evaluate.js';
+
+/** One `(metric, aggregation)` reference, resolved. */
+export interface SeriesRef {
+  metricId: string;
+  policy: ArchivePolicy;
+  aggregation: string;
+  /** What `metric` nodes match: the id (or the wildcard when selected by name). */
+  key: LookupKey;
+  /** Reported name: the metric id, or the metric name under a resource. */
+  name: string;
+  resourceId?: string;
+}
+
+export interface AggregatesTask {
+  refs: SeriesRef[];
+  /** Microseconds, as the read uses them. */
+  granularities: number[];
+  start?: number;
+  stop?: number;
+  /** Resample each series after reading (the `resample` query parameter). */
+  resample?: Grouping;
+  operations: OperationNode;
+  fill?: Fill;
+  neededOverlap: number;
+}
+
+export type TaskOutcome =
+  | { ok: true; result: AggregatesResult }
+  | { ok: false; status: number; description: ErrorDescription };
+
+const seconds = (micros: number): number => micros / 1e6;
+
+/**
+ * Chooses the granularities (given, or those every reference's policy has)
+ * and checks methods and granularities, with Gnocchi's errors and order.
+ */
+export function planGranularities(refs: readonly SeriesRef[], granularity: number | undefined): number[] {
+  let granularities: number[];
+  if (granularity === undefined) {
+    const counts = new Map<number, number>();
+    for (const ref of refs) for (const d of ref.policy.definition) counts.set(d.granularity, (counts.get(d.granularity) ?? 0) + 1);
+    granularities = [...counts].filter(([, n]) => n === refs.length).map(([g]) => g);
+    if (granularities.length === 0) {
+      throw unaggregable(refs.map((r) => [r.name, r.aggregation]), 'No granularity match');
+    }
+  } else {
+    granularities = [granularity];
+  }
+  const missing: (string | number)[][] = [];
+  for (const ref of refs) {
+    if (!ref.policy.aggregationMethods.includes(ref.aggregation)) throw unknownAggregation(ref.metricId, ref.aggregation);
+    const available = ref.policy.definition.map((d) => d.granularity);
+    const g = granularities.find((x) => !available.includes(x));
+    if (g !== undefined) missing.push([ref.name, ref.aggregation, seconds(g)]);
+  }
+  if (missing.length > 0) throw unaggregable(missing, 'Granularities are missing');
+  return granularities;
+}
+
+/** Reads every series the task needs and evaluates it. */
+export function runAggregatesTask(storage: Storage, task: AggregatesTask): AggregatesResult {
+  const bySampling = new Map<Grouping, SamplingInput>();
+  for (const granularity of task.granularities) {
+    for (const ref of task.refs) {
+      const [series] = readMeasures(storage, ref.metricId, ref.policy, {
+        method: ref.aggregation,
+        granularities: [granularity],
+        ...(task.start === undefined ? {} : { start: task.start }),
+        ...(task.stop === undefined ? {} : { stop: task.stop }),
+        ...(task.resample === undefined ? {} : { resample: task.resample }),
+      });
+      const g: Grouping = task.resample ?? granularity;
+      let input = bySampling.get(g);
+      if (input === undefined) {
+        input = { granularity: g, series: [] };
+        bySampling.set(g, input);
+      }
+      input.series.push({ key: ref.key, timestamps: series!.timestamps, values: series!.values });
+    }
+  }
+  return alignAndEvaluate([...bySampling.values()], task.operations, {
+    neededOverlap: task.neededOverlap,
+    ...(task.start === undefined ? {} : { start: task.start }),
+    ...(task.stop === undefined ? {} : { stop: task.stop }),
+    ...(task.fill === undefined ? {} : { fill: task.fill }),
+  });
+}
+
+/** As {@link runAggregatesTask}, with engine errors returned as data (they cross threads). */
+export function runAggregatesTaskSafely(storage: Storage, task: AggregatesTask): TaskOutcome {
+  try {
+    return { ok: true, result: runAggregatesTask(storage, task) };
+  } catch (err) {
+    if (err instanceof EngineError) return { ok: false, status: err.status, description: err.description };
+    throw err;
+  }
+}

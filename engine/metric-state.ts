@@ -1,0 +1,123 @@
+/**
+ * Everything processing rewrites for a metric, in one record so an update
+ * costs one read and one write: the raw back-window tail, and per
+ * granularity the open split (the newest one, still receiving points, kept
+ * raw) and the key of the oldest sealed split (so retention only scans the
+ * split store when something actually expires).
+ */
+import type { Series } from './aggregation.js';
+import { decodeStoredSplit, encodeRawSplit, type SplitColumns } from './split.js';
+
+export interface OpenSplit {
+  key: number;
+  data: SplitColumns;
+}
+
+export interface GranularityState {
+  granularity: number;
+  open: OpenSplit | null;
+  oldestSealedKey: number | null;
+}
+
+export interface MetricState {
+  tail: Series;
+  granularities: GranularityState[];
+}
+
+const VERSION = 1;
+const HEADER = 8;
+const GRANULARITY_HEADER = 28;
+
+export function emptyMetricState(): MetricState {
+  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, granularities: [] };
+}
+
+export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
+  const n = state.tail.timestamps.length;
+  const opens = state.granularities.map((g) => (g.open === null ? null : encodeRawSplit(g.open.data)));
+  let size = HEADER + 16 * n;
+  for (const o of opens) size += GRANULARITY_HEADER + (o?.length ?? 0);
+  const out = Buffer.allocUnsafe(size);
+  out[0] = VERSION;
+  out[1] = state.granularities.length;
+  out[2] = columnCount;
+  out[3] = 0;
+  out.writeUInt32LE(n, 4);
+  let offset = HEADER;
+  const { timestamps, values } = state.tail;
+  out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), offset);
+  out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), offset + 8 * n);
+  offset += 16 * n;
+  state.granularities.forEach((g, i) => {
+    const open = opens[i] ?? null;
+    out.writeDoubleLE(g.granularity, offset);
+    out.writeDoubleLE(g.open === null ? Number.NaN : g.open.key, offset + 8);
+    out.writeDoubleLE(g.oldestSealedKey ?? Number.NaN, offset + 16);
+    out.writeUInt32LE(open?.length ?? 0, offset + 24);
+    offset += GRANULARITY_HEADER;
+    if (open !== null) {
+      out.set(open, offset);
+      offset += open.length;
+    }
+  });
+  return out;
+}
+
+function nullable(v: number): number | null {
+  return Number.isNaN(v) ? null : v;
+}
+
+interface Entry {
+  granularity: number;
+  key: number | null;
+  oldestSealedKey: number | null;
+  offset: number;
+  length: number;
+}
+
+function entries(bytes: Buffer): Entry[] {
+  if (bytes[0] !== VERSION) throw new Error(`Unknown metric state version ${bytes[0]}`);
+  const count = bytes[1]!;
+  let offset = HEADER + 16 * bytes.readUInt32LE(4);
+  const out: Entry[] = [];
+  for (let i = 0; i < count; i++) {
+    const length = bytes.readUInt32LE(offset + 24);
+    out.push({
+      granularity: bytes.readDoubleLE(offset),
+      key: nullable(bytes.readDoubleLE(offset + 8)),
+      oldestSealedKey: nullable(bytes.readDoubleLE(offset + 16)),
+      offset: offset + GRANULARITY_HEADER,
+      length,
+    });
+    offset += GRANULARITY_HEADER + length;
+  }
+  return out;
+}
+
+function openOf(bytes: Buffer, e: Entry, columnCount: number): OpenSplit | null {
+  if (e.key === null || e.length === 0) return null;
+  return { key: e.key, data: decodeStoredSplit(bytes.subarray(e.offset, e.offset + e.length), e.key, e.granularity, columnCount) };
+}
+
+export function decodeMetricState(bytes: Buffer): MetricState {
+  const n = bytes.readUInt32LE(4);
+  const columnCount = bytes[2]!;
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  new Uint8Array(timestamps.buffer).set(bytes.subarray(HEADER, HEADER + 8 * n));
+  new Uint8Array(values.buffer).set(bytes.subarray(HEADER + 8 * n, HEADER + 16 * n));
+  return {
+    tail: { timestamps, values },
+    granularities: entries(bytes).map((e) => ({
+      granularity: e.granularity,
+      open: openOf(bytes, e, columnCount),
+      oldestSealedKey: e.oldestSealedKey,
+    })),
+  };
+}
+
+/** Only the open split of one granularity: what a read needs. */
+export function openSplitOf(bytes: Buffer, granularity: number): OpenSplit | null {
+  const e = entries(bytes).find((x) => x.granularity === granularity);
+  return e === undefined ? null : openOf(bytes, e, bytes[2]!);
+}

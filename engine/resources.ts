@@ -1,0 +1,480 @@
+/**
+ * The resource index: resource types, resources (current revision), their
+ * history and their named metrics, in LMDB.
+ *
+ * Key layout (named databases of `storage.ts`):
+ *   resource_types       name                      -> ResourceTypeRecord
+ *   resources            uuid                      -> ResourceRecord (current revision)
+ *   resource_history     [uuid, revision]          -> Revision (closed revisions)
+ *   resources_by_type    [type, uuid]              -> true
+ *   metrics_by_resource  [uuid, metric name]       -> metric id
+ * Revision numbers come from one counter (meta `resourceRevision`), as
+ * Gnocchi's history table autoincrements; the current revision is -1.
+ * Listing keeps at most `limit` matches in memory whatever the index size.
+ */
+import { v4 as uuidv4 } from 'uuid';
+import type { QueryNode } from '../formats/resource-query.js';
+import { dropMetric, type Index, type MetricRecord } from './index.js';
+import {
+  BadRequest,
+  InvalidPagination,
+  NamedMetricAlreadyExists,
+  NoSuchArchivePolicy,
+  NoSuchMetric,
+  NoSuchResource,
+  NoSuchResourceType,
+  ResourceAlreadyExists,
+  ResourceTypeAlreadyExists,
+  ResourceTypeInUse,
+  UnexpectedResourceTypeState,
+} from './errors.js';
+import { compileQuery, fieldKind, fieldOf, pinnedIds, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
+import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
+import type { Storage } from './storage.js';
+
+export type { ResourceRecord, Revision } from './resource-search.js';
+
+/** A metric of a resource: an existing metric id, or one to create. */
+export type MetricSpec = { kind: 'existing'; id: string } | { kind: 'new'; archivePolicyName: string; unit: string | null };
+
+export interface NewResource {
+  id: string;
+  originalResourceId: string;
+  creator: string;
+  userId: string | null;
+  projectId: string | null;
+  startedAt?: number;
+  endedAt: number | null;
+  attrs: Record<string, AttributeValue>;
+  metrics?: Map<string, MetricSpec>;
+}
+
+export interface ResourceChanges {
+  userId?: string | null;
+  projectId?: string | null;
+  startedAt?: number;
+  endedAt?: number | null;
+  attrs?: Record<string, AttributeValue>;
+  metrics?: Map<string, MetricSpec>;
+}
+
+export interface SortSpec {
+  key: string;
+  direction: 'asc' | 'desc';
+  nulls: 'first' | 'last';
+}
+
+export interface ListResourcesOptions {
+  filter?: QueryNode | undefined;
+  history: boolean;
+  sorts: SortSpec[];
+  limit: number;
+  marker?: string | undefined;
+}
+
+export const DEFAULT_RESOURCE_SORT = ['revision_start:asc', 'started_at:asc'];
+
+const DIRECTIONS: Record<string, [SortSpec['direction'], SortSpec['nulls']]> = {
+  asc: ['asc', 'last'],
+  desc: ['desc', 'first'],
+  'asc-nullsfirst': ['asc', 'first'],
+  'asc-nullslast': ['asc', 'last'],
+  'desc-nullsfirst': ['desc', 'first'],
+  'desc-nullslast': ['desc', 'last'],
+};
+
+/** `key:direction` strings as oslo.db reads them; unique keys appended. */
+export function parseResourceSorts(raw: string[], type: ResourceTypeRecord, history: boolean): SortSpec[] {
+  const sorts = raw.map((s) => {
+    const colon = s.indexOf(':');
+    const key = (colon === -1 ? s : s.slice(0, colon)).trim();
+    const dir = colon === -1 ? 'asc' : s.slice(colon + 1) || 'asc';
+    if (fieldKind(type, key) === undefined) throw new InvalidPagination(`Sort key supplied is invalid: ${key}`);
+    const d = DIRECTIONS[dir];
+    if (d === undefined) {
+      throw new InvalidPagination(
+        'Unknown sort direction, must be one of: asc-nullsfirst, asc-nullslast, desc-nullsfirst, desc-nullslast',
+      );
+    }
+    return { key, direction: d[0], nulls: d[1] };
+  });
+  for (const key of history ? ['id', 'revision'] : ['id']) {
+    if (!sorts.some((s) => s.key === key)) sorts.push({ key, direction: 'asc', nulls: 'last' });
+  }
+  return sorts;
+}
+
+function comparator(sorts: SortSpec[]): (a: Revision, b: Revision) => number {
+  return (a, b) => {
+    for (const { key, direction, nulls } of sorts) {
+      const x = fieldOf(a, key);
+      const y = fieldOf(b, key);
+      if (x === y) continue;
+      if (x === null) return nulls === 'first' ? -1 : 1;
+      if (y === null) return nulls === 'first' ? 1 : -1;
+      const c = x < y ? -1 : 1;
+      return direction === 'asc' ? c : -c;
+    }
+    return 0;
+  };
+}
+
+const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+
+/** Microseconds now; strictly increasing so each revision gets its own ETag. */
+let lastNow = 0;
+export function nowMicros(): number {
+  const t = Math.round((performance.timeOrigin + performance.now()) * 1000);
+  lastNow = Math.max(t, lastNow + 1);
+  return lastNow;
+}
+
+export class ResourceIndex {
+  constructor(
+    private readonly storage: Storage,
+    private readonly index: Index,
+    /** Called after a commit that deleted metrics (to drop processing state). */
+    private readonly onMetricsDeleted: (ids: string[]) => void = () => {},
+  ) {}
+
+  /**
+   * Runs `f` in one synchronous write transaction: unlike lmdb's async
+   * `transaction()`, an error thrown by `f` rolls back the writes it made.
+   */
+  private async write<T>(f: () => T): Promise<T> {
+    return this.storage.root.transactionSync(f);
+  }
+
+  // --- resource types ---------------------------------------------------
+
+  findType(name: string): ResourceTypeRecord | undefined {
+    if (name === 'generic') return GENERIC;
+    return this.storage.resourceTypes.get(name) as ResourceTypeRecord | undefined;
+  }
+
+  getType(name: string): ResourceTypeRecord {
+    const rt = this.findType(name);
+    if (rt === undefined) throw new NoSuchResourceType(name);
+    return rt;
+  }
+
+  /** A type resources can be written to: it must be active. */
+  private activeType(name: string): ResourceTypeRecord {
+    const rt = this.getType(name);
+    if (rt.state !== 'active') throw new UnexpectedResourceTypeState(name, 'active', rt.state);
+    return rt;
+  }
+
+  listTypes(): ResourceTypeRecord[] {
+    const types = [GENERIC, ...[...this.storage.resourceTypes.getRange()].map((e) => e.value as ResourceTypeRecord)];
+    return types.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  createType(rt: ResourceTypeRecord): Promise<ResourceTypeRecord> {
+    return this.write(() => {
+      if (this.findType(rt.name) !== undefined) throw new ResourceTypeAlreadyExists(rt.name);
+      // Nothing to prepare in LMDB: the type goes straight from creating to active.
+      const active: ResourceTypeRecord = { ...rt, state: 'active' };
+      void this.storage.resourceTypes.put(rt.name, active);
+      return active;
+    });
+  }
+
+  deleteType(name: string): Promise<void> {
+    return this.write(() => {
+      const rt = this.getType(name);
+      if (name === 'generic') throw new ResourceTypeInUse(name);
+      if (!['active', 'deletion_error', 'creation_error', 'updating_error'].includes(rt.state)) {
+        throw new UnexpectedResourceTypeState(name, 'active/deletion_error/creation_error/updating_error', rt.state);
+      }
+      for (const _ of this.storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'], limit: 1 })) {
+        throw new ResourceTypeInUse(name);
+      }
+      void this.storage.resourceTypes.remove(name);
+    });
+  }
+
+  /** Adds and removes attributes; added ones are filled on every revision. */
+  updateTypeAttributes(name: string, add: { def: AttributeDef; fill: AttributeValue }[], remove: string[]): Promise<ResourceTypeRecord> {
+    const { storage } = this;
+    return this.write(() => {
+      const rt = this.activeType(name);
+      const attributes = rt.attributes.filter((a) => !remove.includes(a.name)).concat(add.map((a) => a.def));
+      const next: ResourceTypeRecord = { ...rt, attributes };
+      const patch = (r: ResourceRecord): ResourceRecord => {
+        const attrs = { ...r.attrs };
+        for (const n of remove) delete attrs[n];
+        for (const a of add) attrs[a.def.name] = a.fill;
+        return { ...r, attrs };
+      };
+      for (const key of storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'] })) {
+        const id = key[1];
+        const r = storage.resources.get(id) as ResourceRecord;
+        void storage.resources.put(id, patch(r));
+        for (const { key: hk, value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+          void storage.resourceHistory.put(hk, patch(value as Revision));
+        }
+      }
+      void storage.resourceTypes.put(name, next);
+      return next;
+    });
+  }
+
+  // --- resources ----------------------------------------------------------
+
+  /** The current revision of a resource, if it exists and is of `type` (any type for generic). */
+  get(type: string, id: string): ResourceRecord | undefined {
+    const r = this.storage.resources.get(id) as ResourceRecord | undefined;
+    if (r === undefined || (type !== 'generic' && r.type !== type)) return undefined;
+    return r;
+  }
+
+  /** Named metrics of a resource, ordered by name. */
+  metricsOf(id: string): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const { key, value } of this.storage.metricsByResource.getRange({ start: [id, ''], end: [id, '\uffff'] })) {
+      out.set(key[1], value);
+    }
+    return out;
+  }
+
+  metricByName(resourceId: string, name: string): MetricRecord | undefined {
+    const id = this.storage.metricsByResource.get([resourceId, name]);
+    return id === undefined ? undefined : this.index.getMetric(id);
+  }
+
+  private setMetrics(r: ResourceRecord, metrics: Map<string, MetricSpec>): void {
+    const { storage } = this;
+    for (const [name, spec] of metrics) {
+      const key: [string, string] = [r.id, name];
+      if (spec.kind === 'existing') {
+        const m = this.index.getMetric(spec.id);
+        if (m === undefined || m.creator !== r.creator) throw new BadRequest(new NoSuchMetric(spec.id).message);
+        const owner = storage.metricsByResource.get(key);
+        if (owner !== undefined && owner !== m.id) throw new NamedMetricAlreadyExists(name);
+        if (m.resourceId !== null && m.name !== null) void storage.metricsByResource.remove([m.resourceId, m.name]);
+        void storage.metrics.put(m.id, { ...m, resourceId: r.id, name });
+        void storage.metricsByResource.put(key, m.id);
+      } else {
+        if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
+          throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
+        }
+        if (storage.metricsByResource.get(key) !== undefined) throw new NamedMetricAlreadyExists(name);
+        const m: MetricRecord = {
+          id: uuidv4(),
+          name,
+          unit: spec.unit,
+          archivePolicyName: spec.archivePolicyName,
+          creator: r.creator,
+          resourceId: r.id,
+        };
+        void storage.metrics.put(m.id, m);
+        void storage.metricsByResource.put(key, m.id);
+      }
+    }
+  }
+
+  private detachMetrics(id: string): void {
+    const { storage } = this;
+    for (const { key, value } of [...storage.metricsByResource.getRange({ start: [id, ''], end: [id, '\uffff'] })]) {
+      const m = this.index.getMetric(value);
+      if (m !== undefined) void storage.metrics.put(m.id, { ...m, resourceId: null });
+      void storage.metricsByResource.remove(key);
+    }
+  }
+
+  create(type: string, input: NewResource): Promise<ResourceRecord> {
+    const { storage } = this;
+    return this.write(() => {
+      this.activeType(type);
+      const now = nowMicros();
+      const startedAt = input.startedAt ?? now;
+      if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
+      if (storage.resources.get(input.id) !== undefined) throw new ResourceAlreadyExists(input.id);
+      const r: ResourceRecord = {
+        id: input.id,
+        type,
+        originalResourceId: input.originalResourceId,
+        creator: input.creator,
+        userId: input.userId,
+        projectId: input.projectId,
+        startedAt,
+        endedAt: input.endedAt,
+        revisionStart: nowMicros(),
+        attrs: input.attrs,
+      };
+      void storage.resources.put(r.id, r);
+      void storage.resourcesByType.put([type, r.id], true);
+      if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
+      return r;
+    });
+  }
+
+  /**
+   * Applies changes; a new revision is recorded when an attribute changes,
+   * `metrics` (replacing the whole map, or added with `appendMetrics`) alone
+   * does not make one.
+   */
+  update(type: string, id: string, changes: ResourceChanges, appendMetrics = false): Promise<ResourceRecord> {
+    const { storage } = this;
+    return this.write(() => {
+      this.activeType(type);
+      const r = this.get(type, id);
+      if (r === undefined) throw new NoSuchResource(id);
+      const next: ResourceRecord = { ...r, attrs: { ...r.attrs, ...changes.attrs } };
+      if (changes.userId !== undefined) next.userId = changes.userId;
+      if (changes.projectId !== undefined) next.projectId = changes.projectId;
+      if (changes.startedAt !== undefined) next.startedAt = changes.startedAt;
+      if (changes.endedAt !== undefined) next.endedAt = changes.endedAt;
+      const changed =
+        next.userId !== r.userId ||
+        next.projectId !== r.projectId ||
+        next.startedAt !== r.startedAt ||
+        next.endedAt !== r.endedAt ||
+        Object.keys(changes.attrs ?? {}).some((k) => next.attrs[k] !== r.attrs[k]);
+      if (next.endedAt !== null && next.startedAt > next.endedAt) {
+        throw new BadRequest(`Value ${next.endedAt} for attribute ended_at on resource type ${type} is invalid`);
+      }
+      if (changed) {
+        const now = nowMicros();
+        const revision = ((storage.meta.get('resourceRevision') as number | undefined) ?? 0) + 1;
+        void storage.meta.put('resourceRevision', revision);
+        const old: Revision = { ...r, revision, revisionEnd: now };
+        void storage.resourceHistory.put([id, revision], old);
+        next.revisionStart = now;
+        void storage.resources.put(id, next);
+      }
+      if (changes.metrics !== undefined) {
+        if (!appendMetrics) this.detachMetrics(id);
+        this.setMetrics(next, changes.metrics);
+      }
+      return changed ? next : r;
+    });
+  }
+
+  /** Deletes resources and their metrics; answers how many were deleted. */
+  private async deleteIds(ids: string[]): Promise<number> {
+    const { storage } = this;
+    const dropped: string[] = [];
+    const n = await this.write(() => {
+      let count = 0;
+      for (const id of ids) {
+        const r = storage.resources.get(id) as ResourceRecord | undefined;
+        if (r === undefined) continue;
+        for (const metricId of this.metricsOf(id).values()) {
+          const m = this.index.getMetric(metricId);
+          if (m !== undefined) {
+            dropMetric(storage, m);
+            dropped.push(m.id);
+          }
+        }
+        for (const key of storage.resourceHistory.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+          void storage.resourceHistory.remove(key);
+        }
+        void storage.resourcesByType.remove([r.type, id]);
+        void storage.resources.remove(id);
+        count++;
+      }
+      return count;
+    });
+    if (dropped.length > 0) this.onMetricsDeleted(dropped);
+    return n;
+  }
+
+  async delete(type: string, id: string): Promise<void> {
+    if (this.get(type, id) === undefined) throw new NoSuchResource(id);
+    await this.deleteIds([id]);
+  }
+
+  /** Batch delete of the current resources of `type` matching `filter`. */
+  async deleteMatching(type: string, filter: QueryNode): Promise<number> {
+    const rt = this.getType(type);
+    const match = compileQuery(filter, rt);
+    const ids: string[] = [];
+    for (const r of this.candidates(type, filter, false)) if (match(r) === true) ids.push(r.id);
+    return this.deleteIds(ids);
+  }
+
+  /** Revisions of `type` that may match `filter`, current ones first. */
+  private *candidates(type: string, filter: QueryNode | undefined, history: boolean): Generator<Revision> {
+    const { storage } = this;
+    const pinned = pinnedIds(filter);
+    const ofType = (r: ResourceRecord) => type === 'generic' || r.type === type;
+    if (pinned !== undefined) {
+      for (const id of new Set(pinned)) {
+        const r = storage.resources.get(id) as ResourceRecord | undefined;
+        if (r === undefined || !ofType(r)) continue;
+        yield current(r);
+        if (history) {
+          for (const { value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+            yield value as Revision;
+          }
+        }
+      }
+      return;
+    }
+    if (type === 'generic') {
+      for (const { value } of storage.resources.getRange()) yield current(value as ResourceRecord);
+      if (history) for (const { value } of storage.resourceHistory.getRange()) yield value as Revision;
+      return;
+    }
+    for (const key of storage.resourcesByType.getKeys({ start: [type], end: [type, '\uffff'] })) {
+      const id = key[1];
+      const r = storage.resources.get(id) as ResourceRecord | undefined;
+      if (r === undefined) continue;
+      yield current(r);
+      if (history) {
+        for (const { value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+          yield value as Revision;
+        }
+      }
+    }
+  }
+
+  private markerRevision(marker: string, history: boolean): Revision | undefined {
+    if (!history) {
+      const r = this.storage.resources.get(marker) as ResourceRecord | undefined;
+      return r === undefined ? undefined : current(r);
+    }
+    const at = marker.lastIndexOf('@');
+    if (at === -1) return undefined;
+    const id = marker.slice(0, at);
+    const rev = marker.slice(at + 1);
+    if (!/^\s*[-+]?\d+\s*$/.test(rev)) return undefined;
+    const revision = Number.parseInt(rev, 10);
+    if (revision === -1) {
+      const r = this.storage.resources.get(id) as ResourceRecord | undefined;
+      return r === undefined ? undefined : current(r);
+    }
+    return this.storage.resourceHistory.get([id, revision]) as Revision | undefined;
+  }
+
+  /** One page of (current or all) revisions of `type` matching the filter. */
+  list(type: string, options: ListResourcesOptions): Revision[] {
+    const rt = this.getType(type);
+    const match: Predicate | undefined = options.filter === undefined ? undefined : compileQuery(options.filter, rt);
+    const compare = comparator(options.sorts);
+    let after: Revision | undefined;
+    if (options.marker !== undefined) {
+      after = this.markerRevision(options.marker, options.history);
+      if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
+    }
+    const page: Revision[] = [];
+    const { limit } = options;
+    for (const r of this.candidates(type, options.filter, options.history)) {
+      if (match !== undefined && match(r) !== true) continue;
+      if (after !== undefined && compare(r, after) <= 0) continue;
+      if (page.length === limit && compare(r, page[page.length - 1]!) >= 0) continue;
+      let lo = 0;
+      let hi = page.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compare(page[mid]!, r) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      page.splice(lo, 0, r);
+      if (page.length > limit) page.pop();
+    }
+    return page;
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * Cross-metric reads: `POST /v1/aggregates` (metrics referenced by id) and
+ * the deprecated `GET|POST /v1/aggregation/metric`. Parsing and checks run
+ * here; reading and evaluation run through an {@link AggregatesRunner}
+ * (worker pool, or inline for small queries).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isCalendarGroup, type Grouping } from '../../engine/aggregation.js';
+import { dropsPoint, FILL_MODES, type AggregatesResult, type Fill, type FillMode } from '../../engine/aggregates/align.js';
+import { inlineAggregatesRunner, workerAggregatesRunner, type AggregatesRunner } from '../../engine/aggregates/runner.js';
+import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
+import { unaggregable } from '../../engine/aggregates/errors.js';
+import type { Engine } from '../../engine/engine.js';
+import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, BadRequest, EngineError, InvalidInput, NoSuchMetric, NotFound } from '../../engine/errors.js';
+import type { MetricRecord } from '../../engine/index.js';
+import { readMeasures } from '../../engine/read-measures.js';
+import { isPlainObject } from '../../engine/validate.js';
+import { parseDuration, parsePythonFloat } from '../../formats/duration.js';
+import { FormatError } from '../../formats/errors.js';
+import { pyFloat, pyJson } from '../../formats/json.js';
+import {
+  extractReferences,
+  mapReferences,
+  OperationsError,
+  parseOperations,
+  parsePrefix,
+  type OperationNode,
+} from '../../formats/operations.js';
+import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import type { AppContext } from '../app.js';
+import { basicIdentity, creatorParts, type Identity } from '../auth.js';
+import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
+import { enforce } from '../policy.js';
+import { serializePoints } from './measures.js';
+import { metricToJson, normalizeUuid } from './metric.js';
+
+/** Below this many series reads a query runs inline: a worker hand-off costs more than it saves. */
+const INLINE_MAX_SERIES = 8;
+
+// ---------------------------------------------------------------------------
+// Query-string arguments (Gnocchi's validate_qs, same order and messages)
+
+export interface CommonArgs {
+  start?: number;
+  stop?: number;
+  granularity?: number;
+  neededOverlap?: number;
+  fill?: Fill;
+}
+
+function argError(name: string, reason: string): ArgumentError {
+  return new ArgumentError(reason, name);
+}
+
+export function parseFill(raw: string): Fill {
+  if ((FILL_MODES as readonly string[]).includes(raw)) return raw as FillMode;
+  const n = parsePythonFloat(raw);
+  if (n === undefined) throw argError('fill', "Must be a float, 'dropna' or 'null'");
+  return n;
+}
+
+export function commonArgs(query: Query): CommonArgs {
+  const out: CommonArgs = {};
+  const overlap = single(query, 'needed_overlap');
+  if (overlap !== undefined) {
+    const n = parsePythonFloat(overlap);
+    if (n === undefined) throw argError('needed_overlap', 'Must be a number');
+    if (!(n >= 0 && n <= 100)) throw argError('needed_overlap', 'Must be a number between 0 and 100');
+    out.neededOverlap = n;
+  }
+  for (const name of ['start', 'stop'] as const) {
+    const raw = single(query, name);
+    if (raw === undefined) continue;
+    try {
+      out[name] = parseTimestamp(raw);
+    } catch (err) {
+      if (err instanceof FormatError) throw argError(name, 'Must be a datetime or a timestamp');
+      throw err;
+    }
+  }
+  const granularity = single(query, 'granularity');
+  if (granularity !== undefined) {
+    try {
+      out.granularity = parseDuration(granularity);
+    } catch (err) {
+      if (err instanceof FormatError) throw argError('granularity', err.message);
+      throw err;
+    }
+  }
+  const fill = single(query, 'fill');
+  if (fill !== undefined) out.fill = parseFill(fill);
+  return out;
+}
+
+/** The `resample` argument: needs a granularity; seconds, a timespan or a calendar letter. */
+export function resampleArg(query: Query, granularity: number | undefined): Grouping | undefined {
+  const raw = single(query, 'resample');
+  if (raw === undefined || raw === '') return undefined;
+  if (granularity === undefined) throw new BadRequest('A granularity must be specified to resample');
+  if (isCalendarGroup(raw)) return raw;
+  try {
+    return parseDuration(raw);
+  } catch (err) {
+    if (err instanceof FormatError) throw new BadRequest(err.message);
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+function granularityJson(g: Grouping): string {
+  return typeof g === 'number' ? pyFloat(g / 1e6) : JSON.stringify(g);
+}
+
+function pointsJson(timestamps: Float64Array, granularity: Grouping, values: Float64Array, fill: Fill | undefined, parts: string[]): void {
+  const g = granularityJson(granularity);
+  for (let i = 0; i < timestamps.length; i++) {
+    const v = values[i]!;
+    if (dropsPoint(fill, v)) continue;
+    parts.push(`["${formatTimestamp(timestamps[i]!)}", ${g}, ${pyFloat(v)}]`);
+  }
+}
+
+/** `[[timestamp, granularity, value], ...]` of an aggregated result. */
+export function aggregatedJson(result: AggregatesResult, fill: Fill | undefined): string {
+  const parts: string[] = [];
+  for (const s of result.samplings) pointsJson(s.timestamps, s.granularity, s.columns[0] ?? new Float64Array(0), fill, parts);
+  return `[${parts.join(', ')}]`;
+}
+
+/**
+ * The `measures` object: `{aggregated: [...]}`, or per reference
+ * `{id: {aggregation: [...]}}` (`{resource: {name: {aggregation: [...]}}}`
+ * for references selected through resources).
+ */
+export function measuresJson(result: AggregatesResult, refs: readonly SeriesRef[], fill: Fill | undefined): string {
+  if (result.aggregated) return `{"aggregated": ${aggregatedJson(result, fill)}}`;
+  const byResource = refs.some((r) => r.resourceId !== undefined);
+  // Outer key -> inner key -> aggregation -> points
+  const tree = new Map<string, Map<string, Map<string, string[]>>>();
+  for (const s of result.samplings) {
+    refs.forEach((ref, i) => {
+      const column = s.columns[i];
+      if (column === undefined) return;
+      const outer = byResource ? (ref.resourceId ?? '') : ref.name;
+      const inner = byResource ? ref.name : '';
+      let a = tree.get(outer);
+      if (a === undefined) tree.set(outer, (a = new Map()));
+      let b = a.get(inner);
+      if (b === undefined) a.set(inner, (b = new Map()));
+      let points = b.get(ref.aggregation);
+      if (points === undefined) b.set(ref.aggregation, (points = []));
+      pointsJson(s.timestamps, s.granularity, column, fill, points);
+    });
+  }
+  const obj = (entries: [string, string][]): string => `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`;
+  return obj(
+    [...tree].map(([outer, a]) => {
+      const byAgg = (b: Map<string, string[]>): string => obj([...b].map(([agg, pts]) => [agg, `[${pts.join(', ')}]`]));
+      return [outer, byResource ? obj([...a].map(([inner, b]) => [inner, byAgg(b)])) : byAgg(a.get('')!)];
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Running
+
+export interface AggregatesService {
+  run(task: AggregatesTask): Promise<AggregatesResult>;
+  close(): Promise<void>;
+}
+
+export function aggregatesService(engine: Engine): AggregatesService {
+  const inline = inlineAggregatesRunner(engine.storage);
+  let pool: AggregatesRunner | undefined;
+  return {
+    async run(task) {
+      const reads = task.refs.length * task.granularities.length;
+      if (engine.options.workers === 0 || reads <= INLINE_MAX_SERIES) return inline.run(task);
+      pool ??= workerAggregatesRunner(engine.options.dataDir, engine.options.workers);
+      return pool.run(task);
+    },
+    async close() {
+      await pool?.destroy();
+    },
+  };
+}
+
+async function refreshMetrics(engine: Engine, ids: readonly string[]): Promise<void> {
+  const pending = ids.filter((id) => engine.processor.hasPending(id));
+  if (pending.length > 0) await engine.processor.refresh(pending);
+}
+
+function enforceGetMeasures(who: Identity, metric: MetricRecord): void {
+  enforce('get measures', who, { creator: metric.creator, created_by_project_id: creatorParts(metric.creator).projectId });
+}
+
+function operationsOf(body: Record<string, unknown>): { node: OperationNode; raw: unknown } {
+  try {
+    const raw = typeof body.operations === 'string' ? parsePrefix(body.operations) : body.operations;
+    return { node: parseOperations(raw), raw };
+  } catch (err) {
+    if (err instanceof OperationsError) throw new BadRequest({ ...err.description });
+    throw err;
+  }
+}
+
+const BODY_KEYS = new Set(['operations', 'resource_type', 'search']);
+
+function checkBody(body: unknown): Record<string, unknown> {
+  if (!isPlainObject(body)) throw new InvalidInput('expected a dictionary');
+  if (!('operations' in body)) throw new InvalidInput("required key not provided @ data['operations']", ['operations']);
+  for (const key of Object.keys(body)) {
+    if (!BODY_KEYS.has(key)) throw new InvalidInput(`extra keys not allowed @ data['${key}']`, [key]);
+  }
+  if ('resource_type' in body && !('search' in body)) {
+    throw new InvalidInput("extra keys not allowed @ data['resource_type']", ['resource_type']);
+  }
+  return body;
+}
+
+export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { engine } = ctx;
+  const service = aggregatesService(engine);
+  app.addHook('onClose', async () => service.close());
+
+  app.post('/v1/aggregates', async (request, reply) => {
+    const who = basicIdentity(request);
+    const query = queryOf(request);
+    const details = boolParam(query, 'details');
+    const args = commonArgs(query);
+    if (single(query, 'fill') === undefined && single(query, 'needed_overlap') === undefined) args.fill = 'dropna';
+    const body = checkBody(readJsonBody(request));
+    const { node, raw } = operationsOf(body);
+    const references = extractReferences(node);
+    if (references.length === 0) {
+      throw new BadRequest({ cause: 'Operations is invalid', reason: "At least one 'metric' is required", detail: raw });
+    }
+    if ('resource_type' in body) {
+      // Seam for the resource index: resolve (resource, metric name) pairs
+      // into SeriesRef with `resourceId` set and `key` = the wildcard, then
+      // run the same task (see measuresJson for the answer's shape).
+      throw new EngineError(501, 'Selecting metrics by resource is not available yet');
+    }
+
+    const ids = references.map((r) => normalizeUuid(r.name));
+    if (ids.some((id) => id === undefined)) {
+      throw new BadRequest({
+        cause: 'Invalid metric references',
+        reason: 'badly formed hexadecimal UUID string',
+        detail: references.map((r) => [r.name, r.aggregation]),
+      });
+    }
+    const unique = [...new Set(ids as string[])];
+    const metrics = new Map<string, MetricRecord>();
+    const missing: string[] = [];
+    for (const id of unique) {
+      const m = engine.index.getMetric(id);
+      if (m === undefined) missing.push(id);
+      else metrics.set(id, m);
+    }
+    if (missing.length > 0) {
+      throw new NotFound({ cause: 'Unknown metrics', reason: "Provided metrics don't exists", detail: missing.sort() });
+    }
+    for (const m of metrics.values()) enforceGetMeasures(who, m);
+
+    const refs: SeriesRef[] = references.map((r, i) => {
+      const metric = metrics.get(ids[i]!)!;
+      return { metricId: metric.id, policy: engine.policyOf(metric), aggregation: r.aggregation, key: [metric.id, r.aggregation], name: metric.id };
+    });
+    const operations = mapReferences(node, (r) => ({ name: normalizeUuid(r.name)!, aggregation: r.aggregation }));
+    const granularities = planGranularities(refs, args.granularity);
+    const resample = resampleArg(query, args.granularity);
+    if (boolParam(query, 'refresh')) await refreshMetrics(engine, unique);
+
+    const task: AggregatesTask = {
+      refs,
+      granularities,
+      operations,
+      neededOverlap: args.neededOverlap ?? 100,
+      ...(args.start === undefined ? {} : { start: args.start }),
+      ...(args.stop === undefined ? {} : { stop: args.stop }),
+      ...(args.fill === undefined ? {} : { fill: args.fill }),
+      ...(resample === undefined ? {} : { resample }),
+    };
+    const result = await service.run(task);
+    let text = `{"measures": ${measuresJson(result, refs, args.fill)}`;
+    if (details) {
+      const listed = [...metrics.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+      text += `, "references": ${pyJson(listed.map((m) => metricToJson(engine, m, 'resource_id')))}`;
+    }
+    return reply.type('application/json').send(`${text}}`);
+  });
+
+  const aggregationMetric = async (request: FastifyRequest, ids: string[]) => {
+    const who = basicIdentity(request);
+    const query = queryOf(request);
+    const unique = [...new Set(ids)];
+    const metrics: MetricRecord[] = [];
+    for (const id of unique) {
+      const m = engine.index.getMetric(id);
+      if (m === undefined) throw new NoSuchMetric(id);
+      metrics.push(m);
+    }
+    const args = commonArgs(query);
+    const aggregation = single(query, 'aggregation') ?? 'mean';
+    const reaggregation = single(query, 'reaggregation') ?? aggregation;
+    for (const m of metrics) enforceGetMeasures(who, m);
+    if (metrics.length === 0) return '[]';
+    const resample = resampleArg(query, args.granularity);
+
+    let granularities: number[];
+    if (args.granularity === undefined) {
+      const counts = new Map<number, number>();
+      for (const m of metrics) for (const d of engine.policyOf(m).definition) counts.set(d.granularity, (counts.get(d.granularity) ?? 0) + 1);
+      granularities = [...counts].filter(([, n]) => n === metrics.length).map(([g]) => g);
+      if (granularities.length === 0) throw unaggregable(metrics.map((m) => [m.id, aggregation]), 'No granularity match');
+    } else {
+      granularities = [args.granularity];
+    }
+    for (const m of metrics) {
+      const defined = engine.policyOf(m).definition.map((d) => d.granularity);
+      for (const g of granularities) if (!defined.includes(g)) throw new AggregationDoesNotExist(m.id, aggregation, g / 1e6);
+    }
+    if (boolParam(query, 'refresh')) await refreshMetrics(engine, metrics.map((m) => m.id));
+
+    if (metrics.length === 1) {
+      const metric = metrics[0]!;
+      const policy = engine.policyOf(metric);
+      if (!policy.aggregationMethods.includes(aggregation)) throw new AggregationMethodDoesNotExist(metric.id, aggregation);
+      return serializePoints(readMeasures(engine.storage, metric.id, policy, {
+        method: aggregation,
+        granularities,
+        ...(args.start === undefined ? {} : { start: args.start }),
+        ...(args.stop === undefined ? {} : { stop: args.stop }),
+        ...(resample === undefined ? {} : { resample }),
+      }));
+    }
+    for (const m of metrics) {
+      const policy = engine.policyOf(m);
+      if (!policy.aggregationMethods.includes(aggregation)) {
+        throw new AggregationDoesNotExist(m.id, aggregation, policy.definition[0]!.granularity / 1e6);
+      }
+    }
+    const metricNode: OperationNode = { kind: 'metric', refs: metrics.map((m) => ({ name: m.id, aggregation })), single: false };
+    let operations: OperationNode;
+    try {
+      const inner = parseOperations(['aggregate', reaggregation, ['metric', ['x', 'mean']]]);
+      if (inner.kind !== 'aggregate') throw new Error('unreachable');
+      const source: OperationNode = resample === undefined
+        ? metricNode
+        : { kind: 'resample', method: aggregation, granularity: resample, operand: metricNode };
+      operations = { ...inner, operand: source };
+    } catch (err) {
+      if (err instanceof OperationsError) throw new BadRequest(`Invalid reaggregation method: ${reaggregation}`);
+      throw err;
+    }
+    const refs: SeriesRef[] = metrics.map((m) => ({
+      metricId: m.id,
+      policy: engine.policyOf(m),
+      aggregation,
+      key: [m.id, aggregation],
+      name: m.id,
+    }));
+    const result = await service.run({
+      refs,
+      granularities,
+      operations,
+      neededOverlap: args.neededOverlap ?? 100,
+      ...(args.start === undefined ? {} : { start: args.start }),
+      ...(args.stop === undefined ? {} : { stop: args.stop }),
+      ...(args.fill === undefined ? {} : { fill: args.fill }),
+    });
+    return aggregatedJson(result, args.fill);
+  };
+
+  app.get('/v1/aggregation/metric', async (request, reply) => {
+    const raw = many(queryOf(request), 'metric');
+    const ids = raw.map((id, i) => {
+      const uuid = normalizeUuid(id);
+      if (uuid === undefined) throw new BadRequest(`Invalid input: not a valid value @ data[${i}]`);
+      return uuid;
+    });
+    return reply.type('application/json').send(await aggregationMetric(request, ids));
+  });
+
+  app.post('/v1/aggregation/metric', async (request, reply) => {
+    const body = readJsonBody(request);
+    if (!Array.isArray(body)) throw new InvalidInput('expected a list');
+    const ids = body.map((id, i) => {
+      const uuid = typeof id === 'string' ? normalizeUuid(id) : undefined;
+      if (uuid === undefined) throw new InvalidInput(`not a valid value @ data[${i}]`, [i]);
+      return uuid;
+    });
+    return reply.type('application/json').send(await aggregationMetric(request, ids));
+  });
+}

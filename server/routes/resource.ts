@@ -1,0 +1,584 @@
+/**
+ * /v1/resource_type, /v1/resource (resources, their history and named
+ * metrics) and /v1/batch/resources/metrics/measures.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Series } from '../../engine/aggregation.js';
+import type { Engine } from '../../engine/engine.js';
+import { BadRequest, InvalidInput, NamedMetricAlreadyExists, NoSuchMetric, NoSuchResource } from '../../engine/errors.js';
+import type { MetricRecord } from '../../engine/index.js';
+import { pythonUuid, resourceUuid } from '../../engine/resource-id.js';
+import {
+  attributeValue,
+  checkPatchedAttributes,
+  parseAddedAttribute,
+  parseResourceTypeBody,
+  resourceTypeToJson,
+  timestampValue,
+  type AttributeValue,
+  type ResourceTypeRecord,
+} from '../../engine/resource-type.js';
+import {
+  DEFAULT_RESOURCE_SORT,
+  parseResourceSorts,
+  type MetricSpec,
+  type ResourceChanges,
+  type ResourceRecord,
+  type Revision,
+} from '../../engine/resources.js';
+import { checkObject, invalidValue, isPlainObject, type Path } from '../../engine/validate.js';
+import { FormatError } from '../../formats/errors.js';
+import { QueryInputError, validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
+import { parseResourceQueryString } from '../../formats/resource-query-string.js';
+import { formatTimestamp } from '../../formats/timestamp.js';
+import type { AppContext } from '../app.js';
+import { basicIdentity, creatorParts, type Identity } from '../auth.js';
+import { HttpError } from '../errors.js';
+import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
+import { pageOptions, setNextLink } from '../pagination.js';
+import { enforce, type RuleName } from '../policy.js';
+import { decodeMeasuresBody } from './measures.js';
+import { getMeasures, metricToJson } from './metric.js';
+
+// --- JSON shapes ------------------------------------------------------------
+
+const ts = (v: number | null) => (v === null ? null : formatTimestamp(v));
+
+/**
+ * A revision as Gnocchi renders it. `type` gives the attributes to show
+ * (undefined: generic attributes only); metrics are the resource's current ones.
+ */
+export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRecord | undefined, attrs?: string[]) {
+  const { userId, projectId } = creatorParts(r.creator);
+  const d: Record<string, unknown> = {
+    creator: r.creator,
+    started_at: ts(r.startedAt),
+    revision_start: ts(r.revisionStart),
+    ended_at: ts(r.endedAt),
+    user_id: r.userId,
+    project_id: r.projectId,
+    original_resource_id: r.originalResourceId,
+    id: r.id,
+    type: r.type,
+    revision_end: ts(r.revisionEnd),
+  };
+  for (const a of type?.attributes ?? []) {
+    const v = r.attrs[a.name] ?? null;
+    d[a.name] = a.type === 'datetime' && typeof v === 'number' ? formatTimestamp(v) : v;
+  }
+  d.metrics = Object.fromEntries(engine.resources.metricsOf(r.id));
+  d.created_by_user_id = userId;
+  d.created_by_project_id = projectId;
+  if (attrs !== undefined && attrs.length > 0) {
+    for (const k of Object.keys(d)) if (!attrs.includes(k)) delete d[k];
+  }
+  return d;
+}
+
+const asRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+
+function policyTarget(r: ResourceRecord) {
+  return { creator: r.creator, created_by_project_id: creatorParts(r.creator).projectId, project_id: r.projectId };
+}
+
+// --- ETag and conditional requests -----------------------------------------
+
+function etagOf(r: ResourceRecord): string {
+  return createHash('sha1').update(r.id).update(formatTimestamp(r.revisionStart)).digest('hex');
+}
+
+function lastModifiedOf(r: ResourceRecord): number {
+  return Math.floor(r.revisionStart / 1e6) * 1000;
+}
+
+function setEtagHeaders(reply: FastifyReply, r: ResourceRecord): void {
+  reply.header('ETag', `"${etagOf(r)}"`);
+  reply.header('Last-Modified', new Date(lastModifiedOf(r)).toUTCString());
+}
+
+function etagList(header: string | undefined): string[] | '*' | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  return header.split(',').map((t) => t.trim().replace(/^W\//, '').replace(/^"|"$/g, ''));
+}
+
+function httpDate(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const t = Date.parse(header);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** Gnocchi's `etag_precondition_check` (RFC 7232 order); true means answer 304. */
+function notModified(request: FastifyRequest, r: ResourceRecord): boolean {
+  const etag = etagOf(r);
+  const lastModified = lastModifiedOf(r);
+  const h = request.headers;
+  const ifMatch = etagList(h['if-match'] as string | undefined);
+  const precondition = () => new HttpError(412, 'Precondition Failed');
+  if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(etag)) throw precondition();
+  const ius = httpDate(h['if-unmodified-since'] as string | undefined);
+  if (ifMatch === undefined && ius !== undefined && ius < lastModified) throw precondition();
+  const ifNoneMatch = etagList(h['if-none-match'] as string | undefined);
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  if (ifNoneMatch !== undefined && (ifNoneMatch === '*' || ifNoneMatch.includes(etag))) {
+    if (read) return true;
+    throw precondition();
+  }
+  const ims = httpDate(h['if-modified-since'] as string | undefined);
+  return ifNoneMatch === undefined && ims !== undefined && ims >= lastModified && read;
+}
+
+// --- input ------------------------------------------------------------------
+
+/** Gnocchi's MetricsSchema: name -> metric UUID or `{archive_policy_name?, unit?}`. */
+export function parseMetricsSpec(engine: Engine, raw: unknown, path: Path): Map<string, MetricSpec> {
+  if (!isPlainObject(raw)) throw invalidValue('expected a dictionary', path);
+  const out = new Map<string, MetricSpec>();
+  for (const [name, def] of Object.entries(raw)) {
+    const at = [...path, name];
+    if (typeof def === 'string' && pythonUuid(def) !== undefined) {
+      out.set(name, { kind: 'existing', id: pythonUuid(def)! });
+      continue;
+    }
+    if (!isPlainObject(def)) throw invalidValue('expected a dictionary', at);
+    const d = checkObject({ ...def, name }, at, { optional: ['archive_policy_name', 'name', 'unit', 'resource_id'] });
+    for (const key of ['archive_policy_name', 'unit'] as const) {
+      if (d[key] !== undefined && typeof d[key] !== 'string') throw invalidValue('expected str', [...at, key]);
+    }
+    const unit = (d.unit as string | undefined) ?? null;
+    if (unit !== null && unit.length > 31) throw invalidValue('length of value must be at most 31', [...at, 'unit']);
+    if (name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
+    const policy = (d.archive_policy_name as string | undefined) ?? engine.index.policyNameForMetric(name);
+    out.set(name, { kind: 'new', archivePolicyName: policy, unit });
+  }
+  return out;
+}
+
+function stringOrNull(v: unknown, path: Path): string | null {
+  if (v !== null && typeof v !== 'string') throw invalidValue('expected str', path);
+  return v;
+}
+
+interface ParsedResourceBody extends ResourceChanges {
+  id?: { original: string; uuid: string };
+}
+
+/** A resource body checked against the type's schema (create: required attributes and `id`). */
+function parseResourceBody(engine: Engine, rt: ResourceTypeRecord, body: unknown, creator: string, create: boolean): ParsedResourceBody {
+  if (!isPlainObject(body)) throw invalidValue('expected a dictionary', []);
+  const out: ParsedResourceBody = {};
+  const attrs: Record<string, AttributeValue> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const at = [key];
+    const def = rt.attributes.find((a) => a.name === key);
+    if (def !== undefined) attrs[key] = attributeValue(def, value, at);
+    else if (key === 'id' && create) {
+      if (typeof value !== 'string') throw invalidValue('expected str', at);
+      try {
+        out.id = { original: value, uuid: resourceUuid(value, creator) };
+      } catch (err) {
+        if (err instanceof FormatError) throw invalidValue(err.message, at);
+        throw err;
+      }
+    } else if (key === 'started_at') out.startedAt = timestampValue(value, at);
+    else if (key === 'ended_at') out.endedAt = value === null ? null : timestampValue(value, at);
+    else if (key === 'user_id') out.userId = stringOrNull(value, at);
+    else if (key === 'project_id') out.projectId = stringOrNull(value, at);
+    else if (key === 'metrics') out.metrics = parseMetricsSpec(engine, value, at);
+    else throw new InvalidInput(`extra keys not allowed @ data['${key}']`, at);
+  }
+  if (create) {
+    for (const key of ['id', ...rt.attributes.filter((a) => a.required).map((a) => a.name)]) {
+      if (!Object.hasOwn(body, key)) throw new InvalidInput(`required key not provided @ data['${key}']`, [key]);
+    }
+  }
+  if (Object.keys(attrs).length > 0) out.attrs = attrs;
+  return out;
+}
+
+/** The filter of a search or batch delete: JSON body, else the STRING form in `filter`. */
+export function readResourceFilter(request: FastifyRequest, who: Identity): QueryNode | undefined {
+  const raw = request.body;
+  let json: unknown;
+  if (Buffer.isBuffer(raw) && raw.length > 0) json = readJsonBody(request);
+  else {
+    const filter = single(queryOf(request), 'filter');
+    if (filter === undefined || filter === '') return undefined;
+    json = parseResourceQueryString(filter);
+  }
+  try {
+    return validateResourceQuery(json, {
+      resourceId: (v) => resourceUuid(v, who.creator),
+    });
+  } catch (err) {
+    if (err instanceof QueryInputError) throw new InvalidInput(err.reason, err.path);
+    throw err;
+  }
+}
+
+/** Lists a page of resources and sets the `Link` header; shared with search. */
+export function listResources(
+  engine: Engine,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  urls: UrlOptions,
+  maxLimit: number,
+  typeName: string,
+  filter: QueryNode | undefined,
+) {
+  const query = queryOf(request);
+  const details = boolParam(query, 'details');
+  const history = boolParam(query, 'history');
+  const page = pageOptions(query, maxLimit);
+  const rt = engine.resources.getType(typeName);
+  const rawSorts = many(query, 'sort');
+  const sorts = parseResourceSorts(rawSorts.length > 0 ? rawSorts : DEFAULT_RESOURCE_SORT, rt, history);
+  const revisions = engine.resources.list(typeName, { filter, history, sorts, limit: page.limit, marker: page.marker });
+  if (revisions.length > 0 && revisions.length >= page.limit) {
+    const last = revisions[revisions.length - 1]!;
+    setNextLink(reply, request, urls, history ? `${last.id}@${last.revision}` : last.id, page.limit, DEFAULT_RESOURCE_SORT);
+  }
+  const attrs = many(query, 'attrs');
+  const types = new Map<string, ResourceTypeRecord | undefined>();
+  const shownType = (r: Revision) => {
+    if (typeName !== 'generic') return rt;
+    if (!details || r.type === 'generic') return undefined;
+    if (!types.has(r.type)) types.set(r.type, engine.resources.findType(r.type));
+    return types.get(r.type);
+  };
+  return revisions.map((r) => resourceToJson(engine, r, shownType(r), attrs));
+}
+
+// --- routes ----------------------------------------------------------------
+
+interface TypeParams {
+  type: string;
+}
+interface ResourceParams extends TypeParams {
+  id: string;
+}
+interface NamedMetricParams extends ResourceParams {
+  name: string;
+}
+
+export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { engine, config } = ctx;
+  const urls = { proxyHeaders: config.proxyHeaders };
+  const resources = engine.resources;
+
+  /** The resource of a path, after the policy check. */
+  function load(request: FastifyRequest<{ Params: ResourceParams }>, rule: RuleName): { who: Identity; r: ResourceRecord; rt: ResourceTypeRecord } {
+    const who = basicIdentity(request);
+    const rt = resources.getType(request.params.type);
+    let id: string;
+    try {
+      id = resourceUuid(request.params.id, who.creator);
+    } catch {
+      throw new NoSuchResource(request.params.id);
+    }
+    const r = resources.get(rt.name, id);
+    if (r === undefined) throw new NoSuchResource(id);
+    enforce(rule, who, policyTarget(r));
+    return { who, r, rt };
+  }
+
+  // Resource types
+
+  app.get('/v1/resource_type', async (request) => {
+    enforce('list resource type', basicIdentity(request));
+    return resources.listTypes().map(resourceTypeToJson);
+  });
+
+  app.post('/v1/resource_type', async (request, reply) => {
+    const who = basicIdentity(request);
+    const rt = parseResourceTypeBody(readJsonBody(request));
+    enforce('create resource type', who);
+    const created = await resources.createType(rt);
+    setLocation(reply, request, urls, `/v1/resource_type/${created.name}`);
+    return reply.code(201).send(resourceTypeToJson(created));
+  });
+
+  app.get<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
+    const who = basicIdentity(request);
+    const rt = resources.getType(request.params.name);
+    enforce('get resource type', who);
+    return resourceTypeToJson(rt);
+  });
+
+  app.delete<{ Params: { name: string } }>('/v1/resource_type/:name', async (request, reply) => {
+    const who = basicIdentity(request);
+    resources.getType(request.params.name);
+    enforce('delete resource type', who);
+    await resources.deleteType(request.params.name);
+    return reply.code(204).send();
+  });
+
+  app.patch<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
+    const who = basicIdentity(request);
+    const rt = resources.getType(request.params.name);
+    enforce('update resource type', who);
+    const patch = readJsonBody(request, ['application/json-patch+json']);
+    if (!Array.isArray(patch)) throw invalidValue('expected a list', []);
+    // The document the patch applies to: the type's JSON form.
+    const attributes: Record<string, unknown> = resourceTypeToJson(rt).attributes;
+    patch.forEach((op, i) => {
+      const o = checkObject(op, [i], { required: ['op', 'path'], optional: ['value'] });
+      if (o.op !== 'add' && o.op !== 'remove') throw invalidValue('not a valid value', [i, 'op']);
+      if (typeof o.path !== 'string' || !o.path.startsWith('/attributes')) {
+        throw invalidValue('Only attributes can be modified', [i, 'path']);
+      }
+      if (o.value !== undefined && !isPlainObject(o.value)) throw invalidValue('expected dict', [i, 'value']);
+    });
+    for (const op of patch as { op: string; path: string; value?: unknown }[]) {
+      const parts = op.path.split('/').slice(2).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+      if (parts.length !== 1) throw new BadRequest(`Invalid input: can't apply ${op.op} at ${op.path}`);
+      const name = parts[0]!;
+      if (op.op === 'remove') {
+        if (!Object.hasOwn(attributes, name)) throw new BadRequest(`can't remove a non-existent object '${name}'`);
+        delete attributes[name];
+      } else {
+        if (op.value === undefined) throw new BadRequest("The operation does not contain a 'value' member");
+        attributes[name] = op.value;
+      }
+    }
+    checkPatchedAttributes(attributes);
+    const existing = new Set(rt.attributes.map((a) => a.name));
+    const added = Object.keys(attributes).filter((n) => !existing.has(n));
+    const removed = rt.attributes.map((a) => a.name).filter((n) => !Object.hasOwn(attributes, n));
+    if (added.length === 0 && removed.length === 0) return resourceTypeToJson(rt);
+    const add = added.map((n) => parseAddedAttribute(n, attributes[n]));
+    return resourceTypeToJson(await resources.updateTypeAttributes(rt.name, add, removed));
+  });
+
+  // Resources
+
+  app.get('/v1/resource', async (request) => {
+    const base = baseUrl(request, urls);
+    return Object.fromEntries(resources.listTypes().map((t) => [t.name, `${base}/v1/resource/${t.name}`]));
+  });
+
+  app.get<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
+    basicIdentity(request);
+    resources.getType(request.params.type);
+    return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, undefined);
+  });
+
+  app.post<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
+    const who = basicIdentity(request);
+    const rt = resources.getType(request.params.type);
+    const body = parseResourceBody(engine, rt, readJsonBody(request), who.creator, true);
+    enforce('create resource', who);
+    const r = await resources.create(rt.name, {
+      id: body.id!.uuid,
+      originalResourceId: body.id!.original,
+      creator: who.creator,
+      userId: body.userId ?? null,
+      projectId: body.projectId ?? null,
+      ...(body.startedAt === undefined ? {} : { startedAt: body.startedAt }),
+      endedAt: body.endedAt ?? null,
+      attrs: Object.fromEntries(rt.attributes.map((a) => [a.name, body.attrs?.[a.name] ?? null])),
+      ...(body.metrics === undefined ? {} : { metrics: body.metrics }),
+    });
+    setLocation(reply, request, urls, `/v1/resource/${rt.name}/${r.id}`);
+    setEtagHeaders(reply, r);
+    return reply.code(201).send(resourceToJson(engine, asRevision(r), rt));
+  });
+
+  app.delete<{ Params: TypeParams }>('/v1/resource/:type', async (request) => {
+    const who = basicIdentity(request);
+    resources.getType(request.params.type);
+    const filter = readResourceFilter(request, who);
+    if (filter === undefined) throw new BadRequest('caution: the query can not be empty, or it will delete entire database');
+    // In basic mode Gnocchi applies no policy to batch deletes.
+    return { deleted: await resources.deleteMatching(request.params.type, filter) };
+  });
+
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+    const { r, rt } = load(request, 'get resource');
+    if (notModified(request, r)) return reply.code(304).send();
+    setEtagHeaders(reply, r);
+    return resourceToJson(engine, asRevision(r), rt);
+  });
+
+  app.patch<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+    const { who, r, rt } = load(request, 'update resource');
+    if (notModified(request, r)) return reply.code(304).send();
+    const raw = readJsonBody(request);
+    const body = parseResourceBody(engine, rt, raw, who.creator, false);
+    let next = r;
+    if (Object.keys(raw as object).length > 0) next = await resources.update(rt.name, r.id, body);
+    setEtagHeaders(reply, next);
+    return resourceToJson(engine, asRevision(next), rt);
+  });
+
+  app.delete<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+    const { r, rt } = load(request, 'delete resource');
+    if (notModified(request, r)) return reply.code(304).send();
+    await resources.delete(rt.name, r.id);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/history', async (request, reply) => {
+    const { r } = load(request, 'get resource');
+    const filter: QueryNode = { kind: 'compare', op: 'eq', field: 'id', value: r.id };
+    const query = queryOf(request);
+    const page = pageOptions(query, config.maxLimit);
+    const rt = resources.getType(request.params.type);
+    const rawSorts = many(query, 'sort');
+    const sorts = parseResourceSorts(rawSorts.length > 0 ? rawSorts : DEFAULT_RESOURCE_SORT, rt, true);
+    const revisions = resources.list(rt.name, { filter, history: true, sorts, limit: page.limit, marker: page.marker });
+    if (revisions.length > 0 && revisions.length >= page.limit) {
+      const last = revisions[revisions.length - 1]!;
+      setNextLink(reply, request, urls, `${last.id}@${last.revision}`, page.limit, DEFAULT_RESOURCE_SORT);
+    }
+    return revisions.map((rev) => resourceToJson(engine, rev, rt));
+  });
+
+  // Named metrics of a resource
+
+  const metricsJson = (r: ResourceRecord) =>
+    [...resources.metricsOf(r.id).values()]
+      .map((id) => engine.index.getMetric(id))
+      .filter((m): m is MetricRecord => m !== undefined)
+      .map((m) => metricToJson(engine, m, 'resource_id'));
+
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', async (request) => {
+    const { r } = load(request, 'get resource');
+    return metricsJson(r);
+  });
+
+  app.post<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', async (request) => {
+    const { r, rt } = load(request, 'update resource');
+    const metrics = parseMetricsSpec(engine, readJsonBody(request), []);
+    try {
+      await resources.update(rt.name, r.id, { metrics }, true);
+    } catch (err) {
+      if (err instanceof NamedMetricAlreadyExists) throw new HttpError(409, err.message);
+      throw err;
+    }
+    return metricsJson(r);
+  });
+
+  function namedMetric(request: FastifyRequest<{ Params: NamedMetricParams }>, rule: RuleName): MetricRecord {
+    const who = basicIdentity(request);
+    resources.getType(request.params.type);
+    let id: string;
+    try {
+      id = resourceUuid(request.params.id, who.creator);
+    } catch {
+      throw new NoSuchResource(request.params.id);
+    }
+    const m = resources.metricByName(id, request.params.name);
+    if (m === undefined) {
+      if (resources.get(request.params.type, id) === undefined) throw new NoSuchResource(id);
+      throw new NoSuchMetric(request.params.name);
+    }
+    const r = resources.get('generic', id);
+    enforce(rule, who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId, 'resource.project_id': r?.projectId ?? null });
+    return m;
+  }
+
+  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', async (request) => {
+    const m = namedMetric(request, 'get metric');
+    const r = resources.get('generic', m.resourceId!);
+    return { ...metricToJson(engine, m, 'resource'), resource: r === undefined ? null : resourceToJson(engine, asRevision(r), undefined) };
+  });
+
+  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {
+    const m = namedMetric(request, 'get measures');
+    return getMeasures(ctx, request, reply, m);
+  });
+
+  app.post<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {
+    const m = namedMetric(request, 'post measures');
+    const measures = decodeMeasuresBody(readJsonBody(request));
+    await engine.addMeasures(new Map([[m.id, measures]]));
+    return reply.code(202).send();
+  });
+
+  // Batch of measures by resource and metric name
+
+  app.post('/v1/batch/resources/metrics/measures', async (request, reply) => {
+    const who = basicIdentity(request);
+    const create = boolParam(queryOf(request), 'create_metrics');
+    const body = readJsonBody(request);
+    if (!isPlainObject(body)) throw invalidValue('expected a dictionary', []);
+    interface Entry {
+      original: string;
+      rid: string;
+      metrics: Map<string, { measures: Series; archivePolicyName?: string; unit?: string }>;
+    }
+    const entries: Entry[] = [];
+    for (const [original, perMetric] of Object.entries(body)) {
+      let rid: string;
+      try {
+        rid = resourceUuid(original, who.creator);
+      } catch (err) {
+        if (err instanceof FormatError) throw new InvalidInput(`${err.message} @ data['${original}']`, [original]);
+        throw err;
+      }
+      if (!isPlainObject(perMetric)) throw invalidValue('expected a dictionary', [original]);
+      const metrics: Entry['metrics'] = new Map();
+      for (const [name, v] of Object.entries(perMetric)) {
+        if (isPlainObject(v)) {
+          const o = checkObject(v, [original, name], { required: ['measures'], optional: ['archive_policy_name', 'unit'] });
+          const item: { measures: Series; archivePolicyName?: string; unit?: string } = { measures: decodeMeasuresBody(o.measures) };
+          if (typeof o.archive_policy_name === 'string') item.archivePolicyName = o.archive_policy_name;
+          if (typeof o.unit === 'string') item.unit = o.unit;
+          metrics.set(name, item);
+        } else {
+          metrics.set(name, { measures: decodeMeasuresBody(v) });
+        }
+      }
+      entries.push({ original, rid, metrics });
+    }
+    const known = new Map<string, Series>();
+    const toCreate: { rid: string; name: string; policy: string; unit: string | null; measures: Series }[] = [];
+    const unknownMetrics: string[] = [];
+    const unknownResources: { resource_id: string; original_resource_id: string }[] = [];
+    for (const e of entries) {
+      const exists = resources.get('generic', e.rid) !== undefined;
+      for (const [name, item] of e.metrics) {
+        const m = resources.metricByName(e.rid, name);
+        if (m !== undefined) {
+          enforce('post measures', who, { creator: m.creator });
+          known.set(m.id, item.measures);
+        } else if (!create) {
+          unknownMetrics.push(`${e.rid}/${name}`);
+        } else if (!exists) {
+          unknownResources.push({ resource_id: e.rid, original_resource_id: e.original });
+          break;
+        } else {
+          if (name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
+          const policy = item.archivePolicyName ?? engine.index.policyNameForMetric(name);
+          toCreate.push({ rid: e.rid, name, policy, unit: item.unit ?? null, measures: item.measures });
+        }
+      }
+    }
+    if (unknownResources.length > 0) throw new BadRequest({ cause: 'Unknown resources', detail: unknownResources });
+    if (unknownMetrics.length > 0) throw new BadRequest(`Unknown metrics: ${unknownMetrics.sort().join(', ')}`);
+    for (const c of toCreate) {
+      if (engine.index.getPolicy(c.policy) === undefined) throw new BadRequest(`Archive policy ${c.policy} does not exist`);
+    }
+    for (const c of toCreate) {
+      let m: MetricRecord;
+      try {
+        m = await engine.index.createMetric({
+          id: engine.newMetricId(),
+          name: c.name,
+          unit: c.unit,
+          archivePolicyName: c.policy,
+          creator: who.creator,
+          resourceId: c.rid,
+        });
+      } catch (err) {
+        if (!(err instanceof NamedMetricAlreadyExists)) throw err;
+        m = resources.metricByName(c.rid, c.name)!;
+      }
+      known.set(m.id, c.measures);
+    }
+    await engine.addMeasures(known);
+    return reply.code(202).send();
+  });
+}
