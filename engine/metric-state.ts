@@ -94,9 +94,10 @@ function entries(bytes: Buffer): Entry[] {
   return out;
 }
 
-function openOf(bytes: Buffer, e: Entry, columnCount: number): OpenSplit | null {
+function openOf(bytes: Buffer, e: Entry, columnCount: number, only?: number): OpenSplit | null {
   if (e.key === null || e.length === 0) return null;
-  return { key: e.key, data: decodeStoredSplit(bytes.subarray(e.offset, e.offset + e.length), e.key, e.granularity, columnCount) };
+  const raw = bytes.subarray(e.offset, e.offset + e.length);
+  return { key: e.key, data: decodeStoredSplit(raw, e.key, e.granularity, columnCount, only) };
 }
 
 export function decodeMetricState(bytes: Buffer): MetricState {
@@ -116,8 +117,8 @@ export function decodeMetricState(bytes: Buffer): MetricState {
   };
 }
 
-/** Only the open split of one granularity: what a read needs. */
-export function openSplitOf(bytes: Buffer, granularity: number): OpenSplit | null {
+/** Only the open split of one granularity, only column `only`: what a read needs. */
+export function openSplitOf(bytes: Buffer, granularity: number, only: number): OpenSplit | null {
   const e = entries(bytes).find((x) => x.granularity === granularity);
-  return e === undefined ? null : openOf(bytes, e, bytes[2]!);
+  return e === undefined ? null : openOf(bytes, e, bytes[2]!, only);
 }

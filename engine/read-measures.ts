@@ -86,7 +86,7 @@ function readColumn(
     take(decodeStoredSplit(value, key[2], granularity, ncols));
   }
   const state = storage.states.get(metricId);
-  const open = state === undefined ? null : openSplitOf(state, granularity);
+  const open = state === undefined ? null : openSplitOf(state, granularity, column);
   if (open !== null && open.key >= startKey && open.key < endKey) take(open.data);
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);

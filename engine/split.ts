@@ -49,25 +49,31 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return out.subarray(0, offset);
 }
 
-function decodeRawSplit(bytes: Uint8Array): SplitColumns {
+/**
+ * Decodes a raw split; with `only`, copies just that column (and the
+ * timestamps), leaving the others empty: a read needs one method.
+ */
+function decodeRawSplit(bytes: Uint8Array, only?: number): SplitColumns {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const ncols = bytes[1]!;
   const n = view.getUint32(4, true);
-  let offset = RAW_HEADER;
-  const take = () => {
-    // Copy: LMDB buffers are not 8-byte aligned and are only valid briefly.
+  const empty = new Float64Array(0);
+  // Copy: LMDB buffers are not 8-byte aligned and are only valid briefly.
+  const copy = (offset: number) => {
     const arr = new Float64Array(n);
     new Uint8Array(arr.buffer).set(bytes.subarray(offset, offset + 8 * n));
-    offset += 8 * n;
     return arr;
   };
-  const timestamps = take();
-  const columns = Array.from({ length: ncols }, take);
+  const timestamps = copy(RAW_HEADER);
+  const columns = Array.from({ length: ncols }, (_, c) =>
+    only === undefined || only === c ? copy(RAW_HEADER + 8 * n * (c + 1)) : empty,
+  );
+  let offset = RAW_HEADER + 8 * n * (ncols + 1);
   const present: (Uint8Array | null)[] = [];
   for (let c = 0; c < ncols; c++) {
     if (bytes[offset++] === 0) present.push(null);
     else {
-      present.push(bytes.slice(offset, offset + n));
+      present.push(only === undefined || only === c ? bytes.slice(offset, offset + n) : null);
       offset += n;
     }
   }
@@ -82,8 +88,14 @@ export function encodeSealedSplit(key: number, granularity: number, data: SplitC
   return out;
 }
 
-export function decodeStoredSplit(bytes: Uint8Array, key: number, granularity: number, ncols: number): SplitColumns {
-  if (bytes[0] === TAG_RAW) return decodeRawSplit(bytes);
+export function decodeStoredSplit(
+  bytes: Uint8Array,
+  key: number,
+  granularity: number,
+  ncols: number,
+  only?: number,
+): SplitColumns {
+  if (bytes[0] === TAG_RAW) return decodeRawSplit(bytes, only);
   if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols);
   throw new Error(`Unknown split encoding tag ${bytes[0]}`);
 }
