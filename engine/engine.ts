@@ -12,7 +12,7 @@ import { Processor, type JobRunner } from './processor.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { encodeSeries } from './series-bytes.js';
-import { openStorage, type Storage } from './storage.js';
+import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
 
 export interface EngineOptions {
@@ -26,6 +26,22 @@ export interface EngineOptions {
   mapSize?: number;
 }
 
+/**
+ * A failed commit as a 507 when the disk or the map is full. lmdb-js rejects
+ * a failed asynchronous commit with a generic "Commit failed" error whose
+ * `commitError` promise carries the cause (`code` 28, "No space left on
+ * device"); awaiting it here also keeps it from going unhandled.
+ */
+async function storageFullOr(err: unknown): Promise<unknown> {
+  const commitError = (err as { commitError?: unknown } | null)?.commitError;
+  const cause = commitError instanceof Promise ? await commitError.then(() => err, (e: unknown) => e) : err;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if ((cause as { code?: unknown } | null)?.code === 28 || /MDB_MAP_FULL|ENOSPC|No space left/.test(message)) {
+    return new StorageFull(message);
+  }
+  return err;
+}
+
 export class Engine {
   readonly storage: Storage;
   readonly index: Index;
@@ -36,6 +52,9 @@ export class Engine {
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
+    // Incoming keys must stay unique and ordered across restarts even if
+    // the clock went back: a repeated key would overwrite acknowledged measures.
+    for (const key of this.storage.incoming.getKeys()) if (key[1] >= this.seq) this.seq = key[1];
     this.index = new Index(this.storage);
     this.resources = new ResourceIndex(this.storage, this.index, (ids) => ids.forEach((id) => this.processor.forget(id)));
     let runner: JobRunner;
@@ -110,15 +129,42 @@ export class Engine {
       entries.push([metricId, ++this.seq, encodeSeries(s.timestamps, s.values)]);
     }
     if (entries.length === 0) return;
+    this.checkSpace(entries.reduce((n, e) => n + e[2].length, 0));
     try {
       await this.storage.root.transaction(() => {
         for (const [metricId, seq, bytes] of entries) void this.storage.incoming.put([metricId, seq], bytes);
       });
     } catch (err) {
-      if (err instanceof Error && /MDB_MAP_FULL|ENOSPC/.test(err.message)) throw new StorageFull(err.message);
-      throw err;
+      throw await storageFullOr(err);
     }
     for (const [metricId, s] of batches) this.processor.noteIncoming(metricId, s.timestamps.length);
+  }
+
+  /**
+   * lmdb-js grows its map past `mapSize` on demand (its LMDB allocates more
+   * pages instead of failing with MDB_MAP_FULL), so the configured map size
+   * is enforced here, for pushes: refuse (507) when the pages in use plus
+   * this write would pass it. The file's high-water mark is checked first
+   * (cheap); only past it are the pages in use counted, so pushes resume
+   * once processing has freed incoming pages. Processing and index writes
+   * are not limited: they must not fail half-way.
+   */
+  private checkSpace(bytes: number): void {
+    const limit = this.options.mapSize ?? DEFAULT_MAP_SIZE;
+    const stats = this.storage.root.getStats() as { lastPageNumber: number; pageSize: number };
+    if ((stats.lastPageNumber + 1) * stats.pageSize + bytes <= limit) return;
+    let pages = 0;
+    for (const db of Object.values(this.storage) as unknown[]) {
+      const s = (db as { getStats?: () => unknown }).getStats?.() as
+        | { treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number; free?: { treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number } }
+        | undefined;
+      if (s === undefined) continue;
+      pages += s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages;
+      if (db === this.storage.root && s.free !== undefined) pages += s.free.treeBranchPageCount + s.free.treeLeafPageCount + s.free.overflowPages;
+    }
+    if (pages * stats.pageSize + bytes > limit) {
+      throw new StorageFull(`the database is full: ${pages * stats.pageSize} bytes in use, map size ${limit} bytes (--map-size)`);
+    }
   }
 
   /** Checks the method and granularities against the metric's policy, then reads. */

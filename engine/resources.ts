@@ -449,6 +449,14 @@ export class ResourceIndex {
     return this.storage.resourceHistory.get([id, revision]) as Revision | undefined;
   }
 
+  /** `revision_start` of the oldest revision of a resource (history first, else the current one). */
+  firstRevisionStart(id: string): number | undefined {
+    for (const { value } of this.storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER], limit: 1 })) {
+      return (value as Revision).revisionStart;
+    }
+    return (this.storage.resources.get(id) as ResourceRecord | undefined)?.revisionStart;
+  }
+
   /** One page of (current or all) revisions of `type` matching the filter. */
   list(type: string, options: ListResourcesOptions): Revision[] {
     const rt = this.getType(type);

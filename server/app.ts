@@ -12,8 +12,10 @@ import { checkAcceptsJson } from './http.js';
 import { aggregatesRoutes } from './routes/aggregates.js';
 import { archivePolicyRoutes } from './routes/archive-policy.js';
 import { archivePolicyRuleRoutes } from './routes/archive-policy-rule.js';
+import { influxdbRoutes } from './routes/influxdb.js';
 import { measuresRoutes } from './routes/measures.js';
 import { metricRoutes } from './routes/metric.js';
+import { prometheusRoutes } from './routes/prometheus.js';
 import { resourceRoutes } from './routes/resource.js';
 import { rootRoutes } from './routes/root.js';
 import { searchMetricRoutes } from './routes/search-metric.js';
@@ -24,13 +26,24 @@ export interface AppContext {
   config: Config;
 }
 
+/** Longest path parameter accepted (a name or id used as a storage key). */
+export const MAX_PARAM_LENGTH = 2048;
+
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors the router raises before any route runs (a path segment past
+    // maxParamLength, bad percent-encoding), in Gnocchi's error shape.
+    frameworkErrors: (error, request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      const description =
+        status === 414 ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters` : 'The request path is not valid';
+      void sendError(request, reply, status, description);
+    },
   });
 
   // Bodies stay raw: each route checks the media type and decodes as
@@ -64,6 +77,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(searchMetricRoutes, ctx);
   await app.register(resourceRoutes, ctx);
   await app.register(searchRoutes, ctx);
+  await app.register(influxdbRoutes, ctx);
+  await app.register(prometheusRoutes, ctx);
 
   for (const [url, methods] of [...served]) {
     if (methods.has('OPTIONS') || url === '*') continue;

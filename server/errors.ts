@@ -19,6 +19,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   412: 'Precondition Failed',
   413: 'Request Entity Too Large',
+  414: 'Request-URI Too Long',
   415: 'Unsupported Media Type',
   500: 'Internal Server Error',
   501: 'Not Implemented',
@@ -32,6 +33,7 @@ const EXPLANATIONS: Record<number, string> = {
   409: 'There was a conflict when trying to complete your request.',
   412: 'Condition failed',
   413: 'The request is larger than the server is willing or able to process.',
+  414: 'The request URI was too long for this server.',
   500: 'The server has either erred or is incapable of performing the requested operation.',
   501: 'The server has not implemented the requested operation.',
   503: 'The server is currently unavailable. Please try again at a later time.',
@@ -91,6 +93,19 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   }
   if (error instanceof EngineError) return sendError(request, reply, error.status, error.description);
   if (error instanceof FormatError) return sendError(request, reply, 400, error.message);
+  const code = (error as FastifyError).code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    const limit = request.routeOptions.bodyLimit;
+    const description = code === 'FST_ERR_CTP_BODY_TOO_LARGE' && typeof limit === 'number'
+      ? `Request body is larger than the limit of ${limit} bytes`
+      : error.message;
+    return sendError(request, reply, (error as FastifyError).statusCode ?? 413, description);
+  }
+  // A name or id too long to be a storage key (LMDB keys are under 2 KB):
+  // the write is rolled back; the input, not the server, is at fault.
+  if (/maximum key size/.test(error.message)) {
+    return sendError(request, reply, 400, { cause: 'Invalid input', reason: 'value too long to be stored', detail: [] });
+  }
   const status = (error as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return sendError(request, reply, status, error.message);

@@ -3,6 +3,7 @@
  * content negotiation, absolute URLs, query-string parsing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { HttpError } from './errors.js';
 
 /** Gnocchi accepts exactly these media types for JSON bodies. */
@@ -15,7 +16,9 @@ export function readJsonBody(request: FastifyRequest, accepted: readonly string[
   const raw = request.body;
   const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
   try {
-    return JSON.parse(text);
+    // `__proto__` keys, and `constructor` keys holding a `prototype`, are
+    // refused: nothing downstream can then replace an object's prototype.
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
     throw new HttpError(400, {
       cause: 'Unable to decode body',

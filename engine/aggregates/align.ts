@@ -64,9 +64,20 @@ export function unionTimestamps(arrays: readonly Float64Array[]): Float64Array {
   let acc: Float64Array = new Float64Array(0);
   for (const next of arrays) {
     if (next.length === 0) continue;
-    if (acc.length === 0) {
+    if (acc.length === 0 || next === acc) {
       acc = next;
       continue;
+    }
+    if (next.length === acc.length && next[0] === acc[0] && next[next.length - 1] === acc[acc.length - 1]) {
+      // Series sharing their timestamps (the common case) need no merge.
+      let same = true;
+      for (let i = 0; i < next.length; i++) {
+        if (next[i] !== acc[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) continue;
     }
     const out = new Float64Array(acc.length + next.length);
     let i = 0;

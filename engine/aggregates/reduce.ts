@@ -23,13 +23,28 @@ function pairwise(data: Float64Array, offset: number, n: number, stride: number)
     return res;
   }
   if (n <= 128) {
-    const r = new Float64Array(8);
-    for (let j = 0; j < 8; j++) r[j] = data[offset + j * stride]!;
+    // Eight accumulators in locals: no allocation per call (this runs once per rolling window).
+    let r0 = data[offset]!;
+    let r1 = data[offset + stride]!;
+    let r2 = data[offset + 2 * stride]!;
+    let r3 = data[offset + 3 * stride]!;
+    let r4 = data[offset + 4 * stride]!;
+    let r5 = data[offset + 5 * stride]!;
+    let r6 = data[offset + 6 * stride]!;
+    let r7 = data[offset + 7 * stride]!;
     let i = 8;
     for (; i < n - (n % 8); i += 8) {
-      for (let j = 0; j < 8; j++) r[j]! += data[offset + (i + j) * stride]!;
+      const o = offset + i * stride;
+      r0 += data[o]!;
+      r1 += data[o + stride]!;
+      r2 += data[o + 2 * stride]!;
+      r3 += data[o + 3 * stride]!;
+      r4 += data[o + 4 * stride]!;
+      r5 += data[o + 5 * stride]!;
+      r6 += data[o + 6 * stride]!;
+      r7 += data[o + 7 * stride]!;
     }
-    let res = ((r[0]! + r[1]!) + (r[2]! + r[3]!)) + ((r[4]! + r[5]!) + (r[6]! + r[7]!));
+    let res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
     for (; i < n; i++) res += data[offset + i * stride]!;
     return res;
   }
@@ -51,6 +66,16 @@ function nansum(v: View, pairwiseOrder: boolean): number {
     for (let i = 1; i < n; i++) acc += at(i);
     return acc;
   }
+  let clean = true;
+  for (let i = 0; i < n; i++) {
+    const x = data[offset + i * stride]!;
+    if (x !== x) {
+      clean = false;
+      break;
+    }
+  }
+  // Without NaN the values are summed in place; otherwise on a copy with NaN read as 0.
+  if (clean) return data[offset]! + pairwise(data, offset + stride, n - 1, stride);
   const tmp = new Float64Array(n - 1);
   for (let i = 1; i < n; i++) tmp[i - 1] = at(i);
   return at(0) + pairwise(tmp, 0, n - 1, 1);

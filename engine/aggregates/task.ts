@@ -5,7 +5,7 @@
  * handle is (inline or in a piscina worker), answering only the result.
  */
 import type { ArchivePolicy } from '../archive-policy.js';
-import type { Grouping } from '../aggregation.js';
+import type { Grouping, Series } from '../aggregation.js';
 import { EngineError, type ErrorDescription } from '../errors.js';
 import { readMeasures } from '../read-measures.js';
 import type { Storage } from '../storage.js';
@@ -24,6 +24,12 @@ export interface SeriesRef {
   /** Reported name: the metric id, or the metric name under a resource. */
   name: string;
   resourceId?: string;
+  /**
+   * With `use_history`: the half-open time ranges `[from, to)` (µs, may be
+   * infinite) in which the resource belonged to the group; points outside
+   * are left out. Sorted, disjoint.
+   */
+  intervals?: readonly (readonly [number, number])[];
 }
 
 export interface AggregatesTask {
@@ -72,6 +78,26 @@ export function planGranularities(refs: readonly SeriesRef[], granularity: numbe
   return granularities;
 }
 
+/** The points of `series` whose timestamp falls in one of the sorted, disjoint `intervals`. */
+export function keepIntervals(series: Series, intervals: readonly (readonly [number, number])[]): Series {
+  const { timestamps, values } = series;
+  const keepT = new Float64Array(timestamps.length);
+  const keepV = new Float64Array(timestamps.length);
+  let n = 0;
+  let k = 0;
+  for (let i = 0; i < timestamps.length; i++) {
+    const t = timestamps[i]!;
+    while (k < intervals.length && intervals[k]![1] <= t) k++;
+    if (k === intervals.length) break;
+    if (intervals[k]![0] <= t) {
+      keepT[n] = t;
+      keepV[n++] = values[i]!;
+    }
+  }
+  if (n === timestamps.length) return series;
+  return { timestamps: keepT.subarray(0, n), values: keepV.subarray(0, n) };
+}
+
 /** Reads every series the task needs and evaluates it. */
 export function runAggregatesTask(storage: Storage, task: AggregatesTask): AggregatesResult {
   const bySampling = new Map<Grouping, SamplingInput>();
@@ -84,13 +110,14 @@ export function runAggregatesTask(storage: Storage, task: AggregatesTask): Aggre
         ...(task.stop === undefined ? {} : { stop: task.stop }),
         ...(task.resample === undefined ? {} : { resample: task.resample }),
       });
+      const kept = ref.intervals === undefined ? series! : keepIntervals(series!, ref.intervals);
       const g: Grouping = task.resample ?? granularity;
       let input = bySampling.get(g);
       if (input === undefined) {
         input = { granularity: g, series: [] };
         bySampling.set(g, input);
       }
-      input.series.push({ key: ref.key, timestamps: series!.timestamps, values: series!.values });
+      input.series.push({ key: ref.key, timestamps: kept.timestamps, values: kept.values });
     }
   }
   return alignAndEvaluate([...bySampling.values()], task.operations, {

@@ -11,7 +11,9 @@ import { inlineAggregatesRunner, workerAggregatesRunner, type AggregatesRunner }
 import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
 import { unaggregable } from '../../engine/aggregates/errors.js';
 import type { Engine } from '../../engine/engine.js';
-import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, BadRequest, EngineError, InvalidInput, NoSuchMetric, NotFound } from '../../engine/errors.js';
+import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, BadRequest, InvalidInput, InvalidPagination, NoSuchMetric, NotFound } from '../../engine/errors.js';
+import { groupConsecutive } from '../../engine/aggregates/by-resource.js';
+import { parseResourceSorts, type Revision, type SortSpec } from '../../engine/resources.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { readMeasures } from '../../engine/read-measures.js';
 import { isPlainObject } from '../../engine/validate.js';
@@ -32,6 +34,9 @@ import { basicIdentity, creatorParts, type Identity } from '../auth.js';
 import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
 import { enforce } from '../policy.js';
 import { serializePoints } from './measures.js';
+import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
+import { readResourceFilter } from './resource.js';
+import { HttpError } from '../errors.js';
 import { metricToJson, normalizeUuid } from './metric.js';
 
 /** Below this many series reads a query runs inline: a worker hand-off costs more than it saves. */
@@ -187,7 +192,7 @@ export function aggregatesService(engine: Engine): AggregatesService {
   };
 }
 
-async function refreshMetrics(engine: Engine, ids: readonly string[]): Promise<void> {
+export async function refreshMetrics(engine: Engine, ids: readonly string[]): Promise<void> {
   const pending = ids.filter((id) => engine.processor.hasPending(id));
   if (pending.length > 0) await engine.processor.refresh(pending);
 }
@@ -220,6 +225,11 @@ function checkBody(body: unknown): Record<string, unknown> {
   return body;
 }
 
+interface ResourceMetricParams {
+  type: string;
+  name: string;
+}
+
 export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
   const service = aggregatesService(engine);
@@ -233,15 +243,26 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     if (single(query, 'fill') === undefined && single(query, 'needed_overlap') === undefined) args.fill = 'dropna';
     const body = checkBody(readJsonBody(request));
     const { node, raw } = operationsOf(body);
+    const selection = 'resource_type' in body ? resourceSelection(engine, who, body) : undefined;
     const references = extractReferences(node);
     if (references.length === 0) {
       throw new BadRequest({ cause: 'Operations is invalid', reason: "At least one 'metric' is required", detail: raw });
     }
-    if ('resource_type' in body) {
-      // Seam for the resource index: resolve (resource, metric name) pairs
-      // into SeriesRef with `resourceId` set and `key` = the wildcard, then
-      // run the same task (see measuresJson for the answer's shape).
-      throw new EngineError(501, 'Selecting metrics by resource is not available yet');
+    if (selection !== undefined) {
+      // In basic mode Gnocchi applies no policy filter to the resource
+      // search and checks no metric: every matching resource is read.
+      const text = await aggregatesByResource({
+        engine,
+        service,
+        request,
+        selection,
+        wildcards: references,
+        operations: node,
+        args,
+        resample: resampleArg(query, args.granularity),
+        details,
+      });
+      return reply.type('application/json').send(text);
     }
 
     const ids = references.map((r) => normalizeUuid(r.name));
@@ -294,8 +315,6 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
   });
 
   const aggregationMetric = async (request: FastifyRequest, ids: string[]) => {
-    const who = basicIdentity(request);
-    const query = queryOf(request);
     const unique = [...new Set(ids)];
     const metrics: MetricRecord[] = [];
     for (const id of unique) {
@@ -303,10 +322,19 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       if (m === undefined) throw new NoSuchMetric(id);
       metrics.push(m);
     }
+    return crossMetricMeasures(request, metrics, (m) => enforceGetMeasures(basicIdentity(request), m));
+  };
+
+  /**
+   * Gnocchi's `get_cross_metric_measures_from_objs`: `aggregation` within
+   * each metric, `reaggregation` across them, as a list of points.
+   */
+  const crossMetricMeasures = async (request: FastifyRequest, metrics: MetricRecord[], check: (m: MetricRecord) => void) => {
+    const query = queryOf(request);
     const args = commonArgs(query);
     const aggregation = single(query, 'aggregation') ?? 'mean';
     const reaggregation = single(query, 'reaggregation') ?? aggregation;
-    for (const m of metrics) enforceGetMeasures(who, m);
+    for (const m of metrics) check(m);
     if (metrics.length === 0) return '[]';
     const resample = resampleArg(query, args.granularity);
 
@@ -374,6 +402,59 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     });
     return aggregatedJson(result, args.fill);
   };
+
+  // Deprecated: metrics by name on the resources a search selects.
+  app.post<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', async (request, reply) => {
+    const who = basicIdentity(request);
+    const { type, name } = request.params;
+    const rt = engine.resources.getType(type);
+    const query = queryOf(request);
+    const groupby = [...new Set(many(query, 'groupby'))].sort();
+    const filter = readResourceFilter(request, who);
+    let sorts: SortSpec[];
+    try {
+      sorts = parseResourceSorts(groupby, rt, false);
+    } catch (err) {
+      if (err instanceof InvalidPagination) throw new BadRequest('Invalid groupby attribute');
+      throw err;
+    }
+    // As Gnocchi's search: one page of at most max_limit resources.
+    const resources = engine.resources.list(type, { filter, history: false, sorts, limit: ctx.config.maxLimit });
+    const metricsOf = (rs: readonly Revision[]) =>
+      rs.map((r) => engine.resources.metricByName(r.id, name)).filter((m): m is MetricRecord => m !== undefined);
+    const projects = new Map(resources.map((r) => [r.id, r.projectId]));
+    const check = (m: MetricRecord) =>
+      enforce('get metric', who, {
+        creator: m.creator,
+        created_by_project_id: creatorParts(m.creator).projectId,
+        'resource.project_id': m.resourceId === null ? null : (projects.get(m.resourceId) ?? null),
+      });
+    let text: string;
+    if (groupby.length === 0) {
+      text = await crossMetricMeasures(request, metricsOf(resources), check);
+    } else {
+      const parts: string[] = [];
+      for (const g of groupConsecutive(resources, (r) => groupby.map((a) => groupValue(rt, r, a)))) {
+        const group = pyJson(Object.fromEntries(groupby.map((a, i) => [a, g.values[i] ?? null])));
+        parts.push(`{"group": ${group}, "measures": ${await crossMetricMeasures(request, metricsOf(g.members), check)}}`);
+      }
+      text = `[${parts.join(', ')}]`;
+    }
+    return reply.type('application/json').send(text);
+  });
+
+  app.get<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', async (request) => {
+    engine.resources.getType(request.params.type);
+    throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`, { Allow: 'POST' });
+  });
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/v1/aggregation/resource/:type/metric',
+    handler: async (request) => {
+      throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`);
+    },
+  });
 
   app.get('/v1/aggregation/metric', async (request, reply) => {
     const raw = many(queryOf(request), 'metric');

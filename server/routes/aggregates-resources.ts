@@ -1,0 +1,192 @@
+/**
+ * Cross-metric reads over metrics selected through resources: `POST
+ * /v1/aggregates` with `resource_type` + `search` (metric names and
+ * wildcards, `groupby`, `use_history`). The routes file calls in here; the
+ * resolution and grouping rules live in `engine/aggregates/by-resource.ts`.
+ */
+import type { FastifyRequest } from 'fastify';
+import {
+  groupConsecutive,
+  historyGroups,
+  referencesByName,
+  wildcardNames,
+  type GroupValue,
+  type Interval,
+  type ResourceMetrics,
+} from '../../engine/aggregates/by-resource.js';
+import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
+import type { Engine } from '../../engine/engine.js';
+import { BadRequest, InvalidInput } from '../../engine/errors.js';
+import { resourceUuid } from '../../engine/resource-id.js';
+import { fieldKind, fieldOf } from '../../engine/resource-search.js';
+import type { ResourceTypeRecord } from '../../engine/resource-type.js';
+import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision } from '../../engine/resources.js';
+import { isPlainObject } from '../../engine/validate.js';
+import { pyJson } from '../../formats/json.js';
+import type { MetricRef } from '../../formats/operations-nodes.js';
+import { QueryInputError, validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
+import { parseResourceQueryString } from '../../formats/resource-query-string.js';
+import { formatTimestamp } from '../../formats/timestamp.js';
+import type { Identity } from '../auth.js';
+import { boolParam, many, queryOf } from '../http.js';
+import type { Grouping } from '../../engine/aggregation.js';
+import { resourceToJson } from './resource.js';
+import type { AggregatesService, CommonArgs } from './aggregates.js';
+import { measuresJson, refreshMetrics } from './aggregates.js';
+
+/** The resource selection of a request body, validated. */
+export interface ResourceSelection {
+  type: ResourceTypeRecord;
+  filter: QueryNode | undefined;
+}
+
+function resourceTypeOf(engine: Engine, raw: unknown): ResourceTypeRecord {
+  const name = typeof raw === 'string' ? raw : String(raw);
+  const rt = typeof raw === 'string' ? engine.resources.findType(name) : undefined;
+  if (rt === undefined) throw new BadRequest({ cause: 'Resource type does not exist', detail: name });
+  return rt;
+}
+
+/** Re-roots a voluptuous message of the search at `data['search']`. */
+function searchError(err: QueryInputError): InvalidInput {
+  const at = " @ data['search']";
+  const reason = err.reason.includes(' @ data')
+    ? err.reason.replace(' @ data', at)
+    : `${err.reason} for dictionary value${at}`;
+  return new InvalidInput(reason, ['search', ...err.path]);
+}
+
+/** `resource_type` and `search` (a JSON query, or the STRING form) of the body. */
+export function resourceSelection(engine: Engine, who: Identity, body: Record<string, unknown>): ResourceSelection {
+  const type = resourceTypeOf(engine, body.resource_type);
+  let json = body.search;
+  if (typeof json === 'string') json = parseResourceQueryString(json);
+  else if (!isPlainObject(json)) throw new InvalidInput("expected a dictionary for dictionary value @ data['search']", ['search']);
+  try {
+    const filter = validateResourceQuery(json, { resourceId: (v) => resourceUuid(v, who.creator) });
+    return { type, filter };
+  } catch (err) {
+    if (err instanceof QueryInputError) throw searchError(err);
+    throw err;
+  }
+}
+
+/** The value of a group attribute as Gnocchi renders it (datetimes in ISO 8601). */
+export function groupValue(type: ResourceTypeRecord, r: Revision, attribute: string): GroupValue {
+  const v = fieldOf(r, attribute);
+  return fieldKind(type, attribute) === 'datetime' && typeof v === 'number' ? formatTimestamp(v) : v;
+}
+
+function groupJson(attributes: readonly string[], values: readonly GroupValue[]): string {
+  return pyJson(Object.fromEntries(attributes.map((a, i) => [a, values[i] ?? null])));
+}
+
+export interface ByResourceRequest {
+  engine: Engine;
+  service: AggregatesService;
+  request: FastifyRequest;
+  selection: ResourceSelection;
+  wildcards: readonly MetricRef[];
+  operations: AggregatesTask['operations'];
+  args: CommonArgs;
+  resample: Grouping | undefined;
+  details: boolean;
+}
+
+/** `{"measures": ..., "references"?: [...]}`, or null when no metric matched. */
+async function measuresOf(
+  ctx: ByResourceRequest,
+  resources: readonly Revision[],
+  intervalsOf?: (id: string) => readonly Interval[] | undefined,
+): Promise<string | null> {
+  const { engine, args, selection } = ctx;
+  const members: ResourceMetrics[] = resources.map((r) => ({ id: r.id, metrics: engine.resources.metricsOf(r.id) }));
+  const refs: SeriesRef[] = referencesByName(
+    members,
+    ctx.wildcards,
+    (id) => {
+      const m = engine.index.getMetric(id);
+      return m === undefined ? undefined : { id: m.id, policy: engine.policyOf(m) };
+    },
+    intervalsOf,
+  );
+  if (refs.length === 0) return null;
+  const granularities = planGranularities(refs, args.granularity);
+  if (boolParam(queryOf(ctx.request), 'refresh')) await refreshMetrics(engine, [...new Set(refs.map((r) => r.metricId))]);
+  const task: AggregatesTask = {
+    refs,
+    granularities,
+    operations: ctx.operations,
+    neededOverlap: args.neededOverlap ?? 100,
+    ...(args.start === undefined ? {} : { start: args.start }),
+    ...(args.stop === undefined ? {} : { stop: args.stop }),
+    ...(args.fill === undefined ? {} : { fill: args.fill }),
+    ...(ctx.resample === undefined ? {} : { resample: ctx.resample }),
+  };
+  const result = await ctx.service.run(task);
+  let text = `{"measures": ${measuresJson(result, refs, args.fill)}`;
+  if (ctx.details) {
+    const used = new Set(refs.map((r) => r.resourceId));
+    const shown = selection.type.name === 'generic' ? undefined : selection.type;
+    const seen = new Set<string>();
+    const listed = resources
+      .filter((r) => used.has(r.id) && !seen.has(`${r.id}@${r.revision}`) && seen.add(`${r.id}@${r.revision}`))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.revision - b.revision));
+    text += `, "references": ${pyJson(listed.map((r) => resourceToJson(engine, r, shown)))}`;
+  }
+  return `${text}}`;
+}
+
+function metricsNotFound(wildcards: readonly MetricRef[]): BadRequest {
+  return new BadRequest({ cause: 'Metrics not found', detail: wildcardNames(wildcards) });
+}
+
+/**
+ * The answer of `/v1/aggregates` for a resource selection: measures of the
+ * matching resources' metrics, or with `groupby` one entry per group (the
+ * current attribute values, or with `use_history` the values at each time).
+ */
+export async function aggregatesByResource(ctx: ByResourceRequest): Promise<string> {
+  const { engine, selection } = ctx;
+  const query = queryOf(ctx.request);
+  const groupby = [...new Set(many(query, 'groupby'))].sort();
+  const useHistory = boolParam(query, 'use_history');
+  const type = selection.type;
+  const history = useHistory && groupby.length > 0;
+  const sorts = parseResourceSorts(groupby.length > 0 ? groupby : DEFAULT_RESOURCE_SORT, type, history);
+  const resources = engine.resources.list(type.name, { filter: selection.filter, history, sorts, limit: Infinity });
+
+  if (groupby.length === 0) {
+    const text = await measuresOf(ctx, resources);
+    if (text === null) throw metricsNotFound(ctx.wildcards);
+    return text;
+  }
+
+  const parts: string[] = [];
+  const valuesOf = (r: Revision) => groupby.map((a) => groupValue(type, r, a));
+  if (history) {
+    const firsts = new Map<string, number | undefined>();
+    const isFirst = (r: Revision) => {
+      if (!firsts.has(r.id)) firsts.set(r.id, engine.resources.firstRevisionStart(r.id));
+      return firsts.get(r.id) === r.revisionStart;
+    };
+    const groups = historyGroups(resources, valuesOf, isFirst, ctx.args);
+    for (const g of groups) {
+      const text = await measuresOf(ctx, uniqueResources(g.revisions), (id) => g.intervals.get(id));
+      if (text !== null) parts.push(`{"group": ${groupJson(groupby, g.values)}, "measures": ${text}}`);
+    }
+  } else {
+    for (const g of groupConsecutive(resources, valuesOf)) {
+      const text = await measuresOf(ctx, g.members);
+      if (text !== null) parts.push(`{"group": ${groupJson(groupby, g.values)}, "measures": ${text}}`);
+    }
+  }
+  if (parts.length === 0) throw metricsNotFound(ctx.wildcards);
+  return `[${parts.join(', ')}]`;
+}
+
+/** One revision per resource (the first seen), keeping the order. */
+function uniqueResources(revisions: readonly Revision[]): Revision[] {
+  const seen = new Set<string>();
+  return revisions.filter((r) => !seen.has(r.id) && seen.add(r.id) !== undefined);
+}
