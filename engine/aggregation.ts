@@ -254,7 +254,8 @@ function kernel(method: AggregationMethod): Kernel {
   }
 }
 
-function lowerBound(sorted: Float64Array, target: number): number {
+/** Index of the first element >= target in an ascending array (numpy's searchsorted, side left). */
+export function lowerBound(sorted: Float64Array, target: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

@@ -5,7 +5,7 @@
  * caller loads the tail and stores what this returns.
  */
 import type { ArchivePolicy } from './archive-policy.js';
-import { aggregateMany, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
+import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
 import { splitKeyOf, type SplitColumns } from './split.js';
 
 export interface GranularityUpdate {
@@ -96,17 +96,6 @@ function mergeKeepFirst(first: Series, second: Series): Series {
     }
   }
   return { timestamps: ts.subarray(0, m), values: vs.subarray(0, m) };
-}
-
-function lowerBound(arr: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function sliceSeries(s: Series, from: number): Series {

@@ -8,6 +8,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import {
   calendarGroupStart,
   isCalendarGroup,
+  lowerBound,
   parseMethod,
   resample as resampleSeries,
   roundTimestamp,
@@ -30,17 +31,6 @@ export interface ReadOptions {
 export interface AggregatedSeries extends Series {
   /** Microseconds, or the calendar letter of a calendar resample. */
   granularity: number | string;
-}
-
-function lowerBound(arr: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function readColumn(

@@ -3,7 +3,7 @@
  * the union of their timestamps, fill the holes, check the overlap, then
  * evaluate the operations. Pure: the series are already read.
  */
-import { roundTimestamp, type Grouping } from '../aggregation.js';
+import { lowerBound, roundTimestamp, type Grouping } from '../aggregation.js';
 import type { OperationNode } from '../../formats/operations-nodes.js';
 import { unaggregable } from './errors.js';
 import { evaluate, type LookupKey } from './evaluate.js';
@@ -46,17 +46,6 @@ export interface AggregatesResult {
   aggregated: boolean;
   /** Coarsest granularity first. */
   samplings: SamplingResult[];
-}
-
-function lowerBound(arr: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Sorted union of sorted unique arrays, by successive linear merges. */
