@@ -5,12 +5,14 @@
  */
 import { run as aggregates } from './aggregates.bench.js';
 import { run as processing } from './processing.bench.js';
+import { run as search } from './search.bench.js';
 import { run as splitCodec } from './split-codec.bench.js';
 
 const suites: [string, () => Promise<void>][] = [
   ['split codec', splitCodec],
   ['aggregates', aggregates],
   ['processing', processing],
+  ['resource search (100k resources)', () => search()],
 ];
 
 for (const [name, suite] of suites) {

@@ -33,6 +33,24 @@ export interface ResourceTypeRecord {
 
 export const GENERIC: ResourceTypeRecord = { name: 'generic', state: 'active', attributes: [] };
 
+const str = (name: string, required = true): AttributeDef => ({ name, type: 'string', required, minLength: 0, maxLength: 255 });
+
+/**
+ * Resource types shipped with the service but created only on request
+ * (`--builtin-resource-types`, see `ensureBuiltinResourceTypes` in
+ * resources.ts): Gnocchi's `instance` as the spec lists it.
+ */
+export const BUILTIN_RESOURCE_TYPES: Readonly<Record<string, readonly AttributeDef[]>> = {
+  instance: [
+    str('display_name'),
+    str('flavor_id'),
+    str('host'),
+    str('image_ref'),
+    { name: 'launched_at', type: 'datetime', required: false },
+    str('server_group', false),
+  ],
+};
+
 const INVALID_NAMES = new Set([
   'id', 'type', 'metrics', 'revision', 'revision_start', 'revision_end', 'started_at', 'ended_at',
   'user_id', 'project_id', 'created_by_user_id', 'created_by_project_id', 'get_metric', 'creator',

@@ -7,13 +7,28 @@
  *   resources            uuid                      -> ResourceRecord (current revision)
  *   resource_history     [uuid, revision]          -> Revision (closed revisions)
  *   resources_by_type    [type, uuid]              -> true
+ *   resources_by_revision_start
+ *                        [type, revision_start, uuid] -> true (also under 'generic')
+ *   resources_by_started_at
+ *                        [type, started_at, uuid]  -> true (also under 'generic')
  *   metrics_by_resource  [uuid, metric name]       -> metric id
  * Revision numbers come from one counter (meta `resourceRevision`), as
  * Gnocchi's history table autoincrements; the current revision is -1.
  * Listing keeps at most `limit` matches in memory whatever the index size.
+ *
+ * Query plan of `list`: ids pinned by `id =`/`in` are looked up; otherwise a
+ * listing of current revisions sorted first by `revision_start` (the default
+ * sort) walks resources_by_revision_start in that order and stops once the
+ * page is full and the next resource starts after the page's last one. When
+ * the filter bounds `started_at` (at the top or in a top-level `and`), that
+ * walk gets a budget of REVISION_WALK_BUDGET reads, after which the page is
+ * rebuilt from the resources of resources_by_started_at in that range (as
+ * any other current listing with such a bound is); other listings scan the
+ * type's resources.
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { QueryNode } from '../formats/resource-query.js';
+import { parseTimestamp } from '../formats/timestamp.js';
 import { dropMetric, type Index, type MetricRecord } from './index.js';
 import {
   BadRequest,
@@ -29,7 +44,7 @@ import {
   UnexpectedResourceTypeState,
 } from './errors.js';
 import { compileQuery, fieldKind, fieldOf, pinnedIds, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
-import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
+import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
 import type { Storage } from './storage.js';
 
 export type { ResourceRecord, Revision } from './resource-search.js';
@@ -119,6 +134,37 @@ function comparator(sorts: SortSpec[]): (a: Revision, b: Revision) => number {
   };
 }
 
+const REVISION_INDEX_META = 'resourcesByRevisionStart';
+const REVISION_INDEX_VERSION = 2;
+/** Resources read in revision_start order before a started_at range plan takes over. */
+const REVISION_WALK_BUDGET = 2000;
+
+/**
+ * Bounds (inclusive, µs) on `started_at` that every match of `filter` meets,
+ * from comparisons at the top or in a top-level `and`; undefined when none.
+ */
+export function startedAtRange(filter: QueryNode | undefined): { lo: number; hi: number } | undefined {
+  if (filter === undefined) return undefined;
+  const nodes = filter.kind === 'and' ? filter.children : [filter];
+  let lo = Number.NEGATIVE_INFINITY;
+  let hi = Number.POSITIVE_INFINITY;
+  let bounded = false;
+  for (const n of nodes) {
+    if (n.kind !== 'compare' || n.field !== 'started_at' || n.value === null || Array.isArray(n.value)) continue;
+    if (!['eq', 'lt', 'le', 'gt', 'ge'].includes(n.op)) continue;
+    let v: number;
+    try {
+      v = parseTimestamp(n.value);
+    } catch {
+      continue;
+    }
+    if (n.op === 'eq' || n.op === 'gt' || n.op === 'ge') lo = Math.max(lo, v);
+    if (n.op === 'eq' || n.op === 'lt' || n.op === 'le') hi = Math.min(hi, v);
+    bounded = true;
+  }
+  return bounded ? { lo, hi } : undefined;
+}
+
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
 
 /** Microseconds now; strictly increasing so each revision gets its own ETag. */
@@ -129,13 +175,61 @@ export function nowMicros(): number {
   return lastNow;
 }
 
+/**
+ * Creates the named built-in resource types (BUILTIN_RESOURCE_TYPES) that
+ * do not exist yet; an existing type of that name is left as it is.
+ * Answers the names created.
+ */
+export async function ensureBuiltinResourceTypes(resources: ResourceIndex, names: readonly string[]): Promise<string[]> {
+  const created: string[] = [];
+  for (const name of names) {
+    const attributes = BUILTIN_RESOURCE_TYPES[name];
+    if (attributes === undefined) throw new Error(`unknown built-in resource type ${name}`);
+    if (resources.findType(name) !== undefined) continue;
+    try {
+      await resources.createType({ name, state: 'creating', attributes: attributes.map((a) => ({ ...a })) });
+      created.push(name);
+    } catch (err) {
+      if (!(err instanceof ResourceTypeAlreadyExists)) throw err;
+    }
+  }
+  return created;
+}
+
 export class ResourceIndex {
   constructor(
     private readonly storage: Storage,
     private readonly index: Index,
     /** Called after a commit that deleted metrics (to drop processing state). */
     private readonly onMetricsDeleted: (ids: string[]) => void = () => {},
-  ) {}
+  ) {
+    if (storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
+      // A data directory from before the index: build it once.
+      storage.root.transactionSync(() => {
+        for (const db of [storage.resourcesByRevisionStart, storage.resourcesByStartedAt]) {
+          for (const key of [...db.getKeys()]) void db.remove(key);
+        }
+        for (const { value } of storage.resources.getRange()) this.indexCurrent(value as ResourceRecord, true);
+        void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
+      });
+    }
+  }
+
+  /** Adds (or removes) a current resource's resources_by_revision_start and _by_started_at entries. */
+  private indexCurrent(r: ResourceRecord, add: boolean): void {
+    const { resourcesByRevisionStart: byRev, resourcesByStartedAt: byStart } = this.storage;
+    for (const type of r.type === 'generic' ? ['generic'] : [r.type, 'generic']) {
+      const revKey: [string, number, string] = [type, r.revisionStart, r.id];
+      const startKey: [string, number, string] = [type, r.startedAt, r.id];
+      if (add) {
+        void byRev.put(revKey, true);
+        void byStart.put(startKey, true);
+      } else {
+        void byRev.remove(revKey);
+        void byStart.remove(startKey);
+      }
+    }
+  }
 
   /**
    * Runs `f` in one synchronous write transaction: unlike lmdb's async
@@ -305,6 +399,7 @@ export class ResourceIndex {
       };
       void storage.resources.put(r.id, r);
       void storage.resourcesByType.put([type, r.id], true);
+      this.indexCurrent(r, true);
       if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
       return r;
     });
@@ -343,6 +438,8 @@ export class ResourceIndex {
         void storage.resourceHistory.put([id, revision], old);
         next.revisionStart = now;
         void storage.resources.put(id, next);
+        this.indexCurrent(r, false);
+        this.indexCurrent(next, true);
       }
       if (changes.metrics !== undefined) {
         if (!appendMetrics) this.detachMetrics(id);
@@ -372,6 +469,7 @@ export class ResourceIndex {
           void storage.resourceHistory.remove(key);
         }
         void storage.resourcesByType.remove([r.type, id]);
+        this.indexCurrent(r, false);
         void storage.resources.remove(id);
         count++;
       }
@@ -393,6 +491,35 @@ export class ResourceIndex {
     const ids: string[] = [];
     for (const r of this.candidates(type, filter, false)) if (match(r) === true) ids.push(r.id);
     return this.deleteIds(ids);
+  }
+
+  /**
+   * Current resources of `type` in ascending `revision_start`, from `from`
+   * on; stops before a resource starting after `until()` (the last
+   * `revision_start` a full page still takes).
+   */
+  private *byRevisionStart(type: string, from: number | undefined, until: () => number | undefined): Generator<Revision> {
+    const { storage } = this;
+    const keys = storage.resourcesByRevisionStart.getKeys({
+      start: from === undefined ? [type] : [type, from],
+      end: [type, Number.POSITIVE_INFINITY],
+    });
+    for (const key of keys) {
+      const bound = until();
+      if (bound !== undefined && key[1] > bound) return;
+      const r = storage.resources.get(key[2]) as ResourceRecord | undefined;
+      if (r !== undefined) yield current(r);
+    }
+  }
+
+  /** Current resources of `type` with `started_at` in [lo, hi]. */
+  private *byStartedAt(type: string, { lo, hi }: { lo: number; hi: number }): Generator<Revision> {
+    const { storage } = this;
+    const keys = storage.resourcesByStartedAt.getKeys({ start: [type, lo], end: [type, hi, '\uffff'] });
+    for (const key of keys) {
+      const r = storage.resources.get(key[2]) as ResourceRecord | undefined;
+      if (r !== undefined) yield current(r);
+    }
   }
 
   /** Revisions of `type` that may match `filter`, current ones first. */
@@ -467,12 +594,16 @@ export class ResourceIndex {
       after = this.markerRevision(options.marker, options.history);
       if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
     }
-    const page: Revision[] = [];
+    let page: Revision[] = [];
     const { limit } = options;
-    for (const r of this.candidates(type, options.filter, options.history)) {
-      if (match !== undefined && match(r) !== true) continue;
-      if (after !== undefined && compare(r, after) <= 0) continue;
-      if (page.length === limit && compare(r, page[page.length - 1]!) >= 0) continue;
+    const first = options.sorts[0];
+    const indexable = !options.history && pinnedIds(options.filter) === undefined;
+    const range = indexable ? startedAtRange(options.filter) : undefined;
+    const byRevisionStart = indexable && limit > 0 && first?.key === 'revision_start' && first.direction === 'asc';
+    const add = (r: Revision): void => {
+      if (match !== undefined && match(r) !== true) return;
+      if (after !== undefined && compare(r, after) <= 0) return;
+      if (page.length === limit && compare(r, page[page.length - 1]!) >= 0) return;
       let lo = 0;
       let hi = page.length;
       while (lo < hi) {
@@ -482,7 +613,23 @@ export class ResourceIndex {
       }
       page.splice(lo, 0, r);
       if (page.length > limit) page.pop();
+    };
+    if (byRevisionStart) {
+      const budget = range === undefined ? Number.POSITIVE_INFINITY : REVISION_WALK_BUDGET;
+      let reads = 0;
+      let complete = true;
+      for (const r of this.byRevisionStart(type, after?.revisionStart, () => (page.length === limit ? page[limit - 1]!.revisionStart : undefined))) {
+        if (++reads > budget) {
+          complete = false;
+          break;
+        }
+        add(r);
+      }
+      if (complete) return page;
+      page = [];
     }
+    const candidates = range !== undefined ? this.byStartedAt(type, range) : this.candidates(type, options.filter, options.history);
+    for (const r of candidates) add(r);
     return page;
   }
 }

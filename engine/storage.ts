@@ -14,6 +14,8 @@ export type IncomingKey = [metricId: string, seq: number];
 export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
 export type ResourceByTypeKey = [type: string, resourceId: string];
+export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
+export type ResourceByStartedAtKey = [type: string, startedAt: number, resourceId: string];
 export type MetricByResourceKey = [resourceId: string, metricName: string];
 
 export interface Storage {
@@ -36,6 +38,14 @@ export interface Storage {
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
   /** Index: resources of each type. Value unused. */
   readonly resourcesByType: Database<unknown, ResourceByTypeKey>;
+  /**
+   * Index: current resources of each type in `revision_start` order (the
+   * default sort), every resource also under `generic`. Value unused. Built
+   * from `resources` when missing (meta `resourcesByRevisionStart`).
+   */
+  readonly resourcesByRevisionStart: Database<unknown, ResourceByRevisionStartKey>;
+  /** Index: current resources of each type by `started_at` (also under `generic`), built as the above. */
+  readonly resourcesByStartedAt: Database<unknown, ResourceByStartedAtKey>;
   /** Index: a resource's named metrics, value the metric id. */
   readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
@@ -84,6 +94,8 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     resources: root.openDB({ name: 'resources', encoding: 'msgpack' }),
     resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),
     resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
+    resourcesByRevisionStart: root.openDB({ name: 'resources_by_revision_start', encoding: 'msgpack' }),
+    resourcesByStartedAt: root.openDB({ name: 'resources_by_started_at', encoding: 'msgpack' }),
     metricsByResource: root.openDB({ name: 'metrics_by_resource', encoding: 'string' }),
     close: () => root.close(),
   };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_AGGREGATION_METHODS, isValidAggregationMethod } from '../engine/archive-policy.js';
+import { BUILTIN_RESOURCE_TYPES } from '../engine/resource-type.js';
 
 export interface Config {
   host: string;
@@ -23,6 +24,8 @@ export interface Config {
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
+  /** Built-in resource types (e.g. `instance`) created at startup when missing. */
+  builtinResourceTypes: string[];
 }
 
 interface Option {
@@ -71,6 +74,13 @@ export const OPTIONS: readonly Option[] = [
     help: 'build links from Forwarded / X-Forwarded-* headers',
   },
   { key: 'logLevel', flag: 'log-level', env: 'GNOCCHI_LOG_LEVEL', kind: 'string', help: 'fatal, error, warn, info, debug' },
+  {
+    key: 'builtinResourceTypes',
+    flag: 'builtin-resource-types',
+    env: 'GNOCCHI_BUILTIN_RESOURCE_TYPES',
+    kind: 'list',
+    help: `built-in resource types to create at startup if missing (${Object.keys(BUILTIN_RESOURCE_TYPES).join(', ')})`,
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -88,6 +98,7 @@ export function defaultConfig(): Config {
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
+    builtinResourceTypes: [],
   };
 }
 
@@ -169,5 +180,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (config.maxLimit < 1) throw new ConfigError('--max-limit must be at least 1');
   const bad = config.defaultAggregationMethods.filter((m) => !isValidAggregationMethod(m));
   if (bad.length > 0) throw new ConfigError(`--default-aggregation-methods: invalid ${bad.join(', ')}`);
+  const unknown = config.builtinResourceTypes.filter((t) => !Object.hasOwn(BUILTIN_RESOURCE_TYPES, t));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `--builtin-resource-types: unknown ${unknown.join(', ')} (known: ${Object.keys(BUILTIN_RESOURCE_TYPES).join(', ')})`,
+    );
+  }
   return config;
 }

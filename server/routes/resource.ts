@@ -21,6 +21,7 @@ import {
 } from '../../engine/resource-type.js';
 import {
   DEFAULT_RESOURCE_SORT,
+  ensureBuiltinResourceTypes,
   parseResourceSorts,
   type MetricSpec,
   type ResourceChanges,
@@ -266,6 +267,8 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const { engine, config } = ctx;
   const urls = { proxyHeaders: config.proxyHeaders };
   const resources = engine.resources;
+  // `--builtin-resource-types`: create the requested shipped types if missing.
+  await ensureBuiltinResourceTypes(resources, config.builtinResourceTypes);
 
   /** The resource of a path, after the policy check. */
   function load(request: FastifyRequest<{ Params: ResourceParams }>, rule: RuleName): { who: Identity; r: ResourceRecord; rt: ResourceTypeRecord } {
