@@ -7,6 +7,7 @@
  */
 import { parseDuration, parsePythonFloat } from './duration.js';
 import { FormatError } from './errors.js';
+import { MAX_QUERY_NESTING, textDepth, valueDepth } from './nesting.js';
 import {
   BINARY_OPERATORS,
   SERIES_METHODS,
@@ -58,6 +59,14 @@ function parseFailure(text: string, expected: string, loc: number): OperationsEr
 
 const WHITESPACE = /\s/;
 
+function tooDeep(): OperationsError {
+  return new OperationsError({
+    cause: 'Invalid operations',
+    reason: `Operations nested deeper than ${MAX_QUERY_NESTING} levels`,
+    detail: [],
+  });
+}
+
 /**
  * Reads the first parenthesised expression of `text`, as
  * `OneOrMore(nestedExpr()).parseString(text)[0]` does: tokens are runs of
@@ -65,6 +74,7 @@ const WHITESPACE = /\s/;
  * whole (quotes included), and anything after the first expression is ignored.
  */
 export function parsePrefix(text: string): RawOperations[] {
+  if (textDepth(text, '(', ')') > MAX_QUERY_NESTING) throw tooDeep();
   let pos = 0;
   const skip = (): void => {
     while (pos < text.length && WHITESPACE.test(text[pos]!)) pos++;
@@ -292,6 +302,7 @@ const invalidInput = (reason: string, detail: string[] = ['operations']): Operat
  * `operations` value of the request body) into an AST.
  */
 export function parseOperations(input: unknown): OperationNode {
+  if (typeof input !== 'string' && valueDepth(input, MAX_QUERY_NESTING) > MAX_QUERY_NESTING) throw tooDeep();
   const v = typeof input === 'string' ? parsePrefix(input) : input;
   if (!Array.isArray(v)) throw invalidInput(`Expected a tuple/list, got a <class '${pythonTypeName(v)}'>`);
   if (v.length === 0) throw invalidInput('Operation must not be empty');

@@ -15,6 +15,7 @@
  * followed by a stray `=`, and is refused.
  */
 import { FormatError } from './errors.js';
+import { MAX_QUERY_NESTING, textDepth } from './nesting.js';
 
 const OPERATOR = /(>=|<=|!=|>|<|=|==|eq|ne|lt|gt|ge|le|in|like|≠|≥|≤)/y;
 const NULL = /(None|none|null)/y;
@@ -187,5 +188,8 @@ class Parser {
 
 /** Parses a STRING-form query into its JSON form; throws FormatError("Invalid filter: ..."). */
 export function parseResourceQueryString(text: string): unknown {
+  if (textDepth(text, '(', ')') > MAX_QUERY_NESTING) {
+    throw new FormatError(`Invalid filter: nested deeper than ${MAX_QUERY_NESTING} levels`);
+  }
   return new Parser(text).parse();
 }

@@ -6,6 +6,7 @@
  * the same validator, as Gnocchi does.
  */
 import { FormatError } from './errors.js';
+import { MAX_QUERY_NESTING, valueDepth } from './nesting.js';
 
 export type CompareOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'like' | 'in';
 export type QueryScalar = string | number | boolean | null;
@@ -137,5 +138,8 @@ function node(v: unknown, path: Path, options: ValidateOptions, top: boolean): Q
  * (the top-level empty object).
  */
 export function validateResourceQuery(json: unknown, options: ValidateOptions): QueryNode | undefined {
+  if (valueDepth(json, MAX_QUERY_NESTING) > MAX_QUERY_NESTING) {
+    throw new QueryInputError(`Filter nested deeper than ${MAX_QUERY_NESTING} levels`, []);
+  }
   return node(json, [], options, true);
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { MAX_JSON_NESTING, textDepth } from '../formats/nesting.js';
 import { HttpError } from './errors.js';
 
 /** Gnocchi accepts exactly these media types for JSON bodies. */
@@ -15,6 +16,13 @@ export function readJsonBody(request: FastifyRequest, accepted: readonly string[
   }
   const raw = request.body;
   const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
+  if (textDepth(text, '[{', ']}') > MAX_JSON_NESTING) {
+    throw new HttpError(400, {
+      cause: 'Unable to decode body',
+      reason: `JSON nested deeper than ${MAX_JSON_NESTING} levels`,
+      detail: [],
+    });
+  }
   try {
     // `__proto__` keys, and `constructor` keys holding a `prototype`, are
     // refused: nothing downstream can then replace an object's prototype.
