@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_AGGREGATION_METHODS, isValidAggregationMethod } from '../engine/archive-policy.js';
+import type { EngineOptions } from '../engine/engine.js';
 import { BUILTIN_RESOURCE_TYPES } from '../engine/resource-type.js';
 
 export interface Config {
@@ -187,4 +188,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     );
   }
   return config;
+}
+
+/** The engine's share of the configuration. */
+export function engineOptions(config: Config): EngineOptions {
+  return {
+    dataDir: config.dataDir,
+    defaultArchivePolicies: config.defaultArchivePolicies,
+    defaultAggregationMethods: config.defaultAggregationMethods,
+    workers: config.workers,
+    processingIntervalMs: config.processingIntervalMs,
+    mapSize: config.mapSize,
+  };
 }

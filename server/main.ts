@@ -5,7 +5,7 @@
 import { Engine } from '../engine/engine.js';
 import { FormatVersionMismatch } from '../engine/storage.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, usage } from './config.js';
+import { ConfigError, engineOptions, loadConfig, usage } from './config.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -14,14 +14,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig(argv, process.env);
-  const engine = await Engine.open({
-    dataDir: config.dataDir,
-    defaultArchivePolicies: config.defaultArchivePolicies,
-    defaultAggregationMethods: config.defaultAggregationMethods,
-    workers: config.workers,
-    processingIntervalMs: config.processingIntervalMs,
-    mapSize: config.mapSize,
-  });
+  const engine = await Engine.open(engineOptions(config));
   const app = await buildApp({ engine, config });
 
   let closing: Promise<void> | undefined;

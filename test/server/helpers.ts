@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Engine } from '../../engine/engine.js';
 import { buildApp } from '../../server/app.js';
-import { defaultConfig, type Config } from '../../server/config.js';
+import { defaultConfig, engineOptions, type Config } from '../../server/config.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -29,14 +29,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     logLevel: 'silent',
     ...overrides,
   };
-  const engine = await Engine.open({
-    dataDir: config.dataDir,
-    defaultArchivePolicies: config.defaultArchivePolicies,
-    defaultAggregationMethods: config.defaultAggregationMethods,
-    workers: config.workers,
-    processingIntervalMs: config.processingIntervalMs,
-    mapSize: config.mapSize,
-  });
+  const engine = await Engine.open(engineOptions(config));
   let app: FastifyInstance;
   try {
     app = await buildApp({ engine, config });
