@@ -5,7 +5,9 @@
  * and few metrics with many points. Policy: 1 s / 1 min / 1 h with the six
  * default methods.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/processing.bench.js
+ *   npx tsc -p tsconfig.json && node dist/bench/processing.bench.js [--metrics M --points N --pushes K]
+ *
+ * With arguments it runs that one case (handy under `node --cpu-prof`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,8 +85,19 @@ async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record
   }
 }
 
-export async function run(): Promise<void> {
-  const cases: Case[] = [
+function caseFromArgs(argv: string[]): Case | null {
+  const arg = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i === -1 ? undefined : Number(argv[i + 1]);
+  };
+  const metrics = arg('metrics');
+  if (metrics === undefined) return null;
+  return { metrics, pointsPerPush: arg('points') ?? 1, pushes: arg('pushes') ?? 5 };
+}
+
+export async function run(argv: string[] = []): Promise<void> {
+  const only = caseFromArgs(argv);
+  const cases: Case[] = only !== null ? [only] : [
     { metrics: 2000, pointsPerPush: 1, pushes: 5 },
     { metrics: 100, pointsPerPush: 1000, pushes: 5 },
   ];
@@ -93,4 +106,4 @@ export async function run(): Promise<void> {
   console.table(rows);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run(process.argv.slice(2));

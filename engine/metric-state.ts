@@ -2,15 +2,17 @@
  * Everything processing rewrites for a metric, in one record so an update
  * costs one read and one write: the raw back-window tail, and per
  * granularity the open split (the newest one, still receiving points, kept
- * raw) and the key of the oldest sealed split (so retention only scans the
+ * in the raw split form and carried as bytes: processing appends to it
+ * without decoding it) and the key of the oldest sealed split (so retention only scans the
  * split store when something actually expires).
  */
 import type { Series } from './aggregation.js';
-import { decodeStoredSplit, encodeRawSplit, type SplitColumns } from './split.js';
+import { decodeStoredSplit, type SplitColumns } from './split.js';
 
 export interface OpenSplit {
   key: number;
-  data: SplitColumns;
+  /** The split in the raw form of `encodeRawSplit`. */
+  raw: Uint8Array;
 }
 
 export interface GranularityState {
@@ -34,7 +36,7 @@ export function emptyMetricState(): MetricState {
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
   const n = state.tail.timestamps.length;
-  const opens = state.granularities.map((g) => (g.open === null ? null : encodeRawSplit(g.open.data)));
+  const opens = state.granularities.map((g) => g.open?.raw ?? null);
   let size = HEADER + 16 * n;
   for (const o of opens) size += GRANULARITY_HEADER + (o?.length ?? 0);
   const out = Buffer.allocUnsafe(size);
@@ -94,15 +96,14 @@ function entries(bytes: Buffer): Entry[] {
   return out;
 }
 
-function openOf(bytes: Buffer, e: Entry, columnCount: number, only?: number): OpenSplit | null {
+function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
   if (e.key === null || e.length === 0) return null;
-  const raw = bytes.subarray(e.offset, e.offset + e.length);
-  return { key: e.key, data: decodeStoredSplit(raw, e.key, e.granularity, columnCount, only) };
+  return { key: e.key, raw: bytes.subarray(e.offset, e.offset + e.length) };
 }
 
+/** The state; its open splits are views into `bytes`. */
 export function decodeMetricState(bytes: Buffer): MetricState {
   const n = bytes.readUInt32LE(4);
-  const columnCount = bytes[2]!;
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
   new Uint8Array(timestamps.buffer).set(bytes.subarray(HEADER, HEADER + 8 * n));
@@ -111,14 +112,16 @@ export function decodeMetricState(bytes: Buffer): MetricState {
     tail: { timestamps, values },
     granularities: entries(bytes).map((e) => ({
       granularity: e.granularity,
-      open: openOf(bytes, e, columnCount),
+      open: openOf(bytes, e),
       oldestSealedKey: e.oldestSealedKey,
     })),
   };
 }
 
 /** Only the open split of one granularity, only column `only`: what a read needs. */
-export function openSplitOf(bytes: Buffer, granularity: number, only: number): OpenSplit | null {
+export function openSplitOf(bytes: Buffer, granularity: number, only: number): { key: number; data: SplitColumns } | null {
   const e = entries(bytes).find((x) => x.granularity === granularity);
-  return e === undefined ? null : openOf(bytes, e, bytes[2]!, only);
+  const open = e === undefined ? null : openOf(bytes, e);
+  if (open === null) return null;
+  return { key: open.key, data: decodeStoredSplit(open.raw, open.key, e!.granularity, bytes[2]!, only) };
 }

@@ -11,7 +11,7 @@ import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import { decodeSeries } from './series-bytes.js';
-import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
+import { decodeStoredSplit, encodeRawSplit, encodeSealedSplit, mergeIntoRawSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { IncomingKey, SplitKeyTuple, Storage } from './storage.js';
 
 export interface ProcessJob {
@@ -67,14 +67,15 @@ function applyGranularity(storage: Storage, metricId: string, ncols: number, gs:
   };
   for (const { key, rows } of g.splits) {
     if (gs.open !== null && key === gs.open.key) {
-      gs.open = { key, data: mergeSplits(gs.open.data, rows) };
+      gs.open = { key, raw: mergeIntoRawSplit(gs.open.raw, rows) };
     } else if (gs.open === null || key > gs.open.key) {
       // A newer split starts: the open one is complete and gets encoded, once.
       if (gs.open !== null) {
-        putSealed(storage, [metricId, g.granularity, gs.open.key], gs.open.data);
+        const data = decodeStoredSplit(gs.open.raw, gs.open.key, g.granularity, ncols);
+        putSealed(storage, [metricId, g.granularity, gs.open.key], data);
         sealed(gs.open.key);
       }
-      gs.open = { key, data: rows };
+      gs.open = { key, raw: encodeRawSplit(rows) };
     } else {
       // Rare: the back window reaches into an already sealed split.
       const tuple: SplitKeyTuple = [metricId, g.granularity, key];

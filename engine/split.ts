@@ -49,35 +49,128 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return out.subarray(0, offset);
 }
 
-/**
- * Decodes a raw split; with `only`, copies just that column (and the
- * timestamps), leaving the others empty: a read needs one method.
- */
-function decodeRawSplit(bytes: Uint8Array, only?: number): SplitColumns {
+function rawLayout(bytes: Uint8Array): { ncols: number; n: number; view: DataView } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const ncols = bytes[1]!;
-  const n = view.getUint32(4, true);
+  return { ncols: bytes[1]!, n: view.getUint32(4, true), view };
+}
+
+/** Offset of each column's presence flag (and mask, when the flag is 1) in a raw split. */
+function maskOffsets(bytes: Uint8Array, ncols: number, n: number): number[] {
+  const offsets: number[] = [];
+  let offset = RAW_HEADER + 8 * n * (ncols + 1);
+  for (let c = 0; c < ncols; c++) {
+    offsets.push(offset);
+    offset += bytes[offset] === 0 ? 1 : 1 + n;
+  }
+  return offsets;
+}
+
+/**
+ * Decodes rows [from, to) of a raw split; with `only`, copies just that
+ * column (and the timestamps), leaving the others empty: a read needs one
+ * method.
+ */
+function decodeRawRows(bytes: Uint8Array, from: number, to: number, only?: number): SplitColumns {
+  const { ncols, n } = rawLayout(bytes);
+  const rows = to - from;
   const empty = new Float64Array(0);
   // Copy: LMDB buffers are not 8-byte aligned and are only valid briefly.
   const copy = (offset: number) => {
-    const arr = new Float64Array(n);
-    new Uint8Array(arr.buffer).set(bytes.subarray(offset, offset + 8 * n));
+    const arr = new Float64Array(rows);
+    new Uint8Array(arr.buffer).set(bytes.subarray(offset + 8 * from, offset + 8 * to));
     return arr;
   };
   const timestamps = copy(RAW_HEADER);
   const columns = Array.from({ length: ncols }, (_, c) =>
     only === undefined || only === c ? copy(RAW_HEADER + 8 * n * (c + 1)) : empty,
   );
-  let offset = RAW_HEADER + 8 * n * (ncols + 1);
-  const present: (Uint8Array | null)[] = [];
+  const present = maskOffsets(bytes, ncols, n).map((offset, c) =>
+    bytes[offset] === 0 || (only !== undefined && only !== c) ? null : bytes.slice(offset + 1 + from, offset + 1 + to),
+  );
+  return { timestamps, columns, present };
+}
+
+// Scratch for mergeIntoRawSplit's row sources, reused: it runs once per
+// granularity of every metric update.
+let fromOld = new Int32Array(64);
+let fromNew = new Int32Array(64);
+
+/**
+ * `mergeSplits` on the stored raw form: the rows before the update's first
+ * timestamp are copied as bytes, and only the overlapping tail is merged,
+ * value by value. Processing extends the open split this way on every
+ * update, so its cost follows the update's size, not the split's.
+ */
+export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer {
+  const { ncols, n, view } = rawLayout(raw);
+  if (update.columns.length !== ncols) throw new Error(`Split has ${ncols} columns, update ${update.columns.length}`);
+  const oldTs = (i: number) => view.getFloat64(RAW_HEADER + 8 * i, true);
+  const newTs = update.timestamps;
+  let keep = 0;
+  let hi = n;
+  while (keep < hi) {
+    const mid = (keep + hi) >>> 1;
+    if (newTs.length === 0 || oldTs(mid) < newTs[0]!) keep = mid + 1;
+    else hi = mid;
+  }
+  if (fromOld.length < n - keep + newTs.length) {
+    fromOld = new Int32Array(2 * (n - keep + newTs.length));
+    fromNew = new Int32Array(fromOld.length);
+  }
+  let m = 0;
+  for (let i = keep, j = 0; i < n || j < newTs.length; m++) {
+    const a = i < n ? oldTs(i) : Infinity;
+    const b = j < newTs.length ? newTs[j]! : Infinity;
+    fromOld[m] = a <= b ? i++ : -1;
+    fromNew[m] = b <= a ? j++ : -1;
+  }
+  const total = keep + m;
+  const oldMasks = maskOffsets(raw, ncols, n);
+  const oldPresent = (c: number, i: number) => raw[oldMasks[c]!] === 0 || raw[oldMasks[c]! + 1 + i] === 1;
+  const newPresent = (c: number, j: number) => {
+    const p = update.present[c];
+    return p === null || p === undefined || p[j] === 1;
+  };
+  const rowPresent = (c: number, r: number) =>
+    (fromNew[r]! >= 0 && newPresent(c, fromNew[r]!)) || (fromOld[r]! >= 0 && oldPresent(c, fromOld[r]!));
+  const masked: boolean[] = [];
   for (let c = 0; c < ncols; c++) {
-    if (bytes[offset++] === 0) present.push(null);
-    else {
-      present.push(only === undefined || only === c ? bytes.slice(offset, offset + n) : null);
-      offset += n;
+    let all = true;
+    if (raw[oldMasks[c]!] !== 0) for (let i = 0; i < keep && all; i++) all = oldPresent(c, i);
+    for (let r = 0; r < m && all; r++) all = rowPresent(c, r);
+    masked.push(!all);
+  }
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * masked.filter(Boolean).length);
+  const outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  out[0] = TAG_RAW;
+  out[1] = ncols;
+  out.writeUInt16LE(0, 2);
+  out.writeUInt32LE(total, 4);
+  const oldColumn = (c: number) => RAW_HEADER + 8 * n * (c + 1);
+  const newColumn = (c: number) => RAW_HEADER + 8 * total * (c + 1);
+  out.set(raw.subarray(RAW_HEADER, RAW_HEADER + 8 * keep), RAW_HEADER);
+  for (let r = 0; r < m; r++) outView.setFloat64(RAW_HEADER + 8 * (keep + r), fromNew[r]! >= 0 ? newTs[fromNew[r]!]! : oldTs(fromOld[r]!), true);
+  for (let c = 0; c < ncols; c++) {
+    out.set(raw.subarray(oldColumn(c), oldColumn(c) + 8 * keep), newColumn(c));
+    for (let r = 0; r < m; r++) {
+      const j = fromNew[r]!;
+      const i = fromOld[r]!;
+      let v = Number.NaN;
+      if (j >= 0 && newPresent(c, j)) v = update.columns[c]![j]!;
+      else if (i >= 0 && oldPresent(c, i)) v = view.getFloat64(oldColumn(c) + 8 * i, true);
+      outView.setFloat64(newColumn(c) + 8 * (keep + r), v, true);
     }
   }
-  return { timestamps, columns, present };
+  let offset = RAW_HEADER + 8 * total * (ncols + 1);
+  for (let c = 0; c < ncols; c++) {
+    out[offset++] = masked[c] ? 1 : 0;
+    if (!masked[c]) continue;
+    if (raw[oldMasks[c]!] === 0) out.fill(1, offset, offset + keep);
+    else out.set(raw.subarray(oldMasks[c]! + 1, oldMasks[c]! + 1 + keep), offset);
+    for (let r = 0; r < m; r++) out[offset + keep + r] = rowPresent(c, r) ? 1 : 0;
+    offset += total;
+  }
+  return out;
 }
 
 export function encodeSealedSplit(key: number, granularity: number, data: SplitColumns): Buffer {
@@ -95,7 +188,7 @@ export function decodeStoredSplit(
   ncols: number,
   only?: number,
 ): SplitColumns {
-  if (bytes[0] === TAG_RAW) return decodeRawSplit(bytes, only);
+  if (bytes[0] === TAG_RAW) return decodeRawRows(bytes, 0, rawLayout(bytes).n, only);
   if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols);
   throw new Error(`Unknown split encoding tag ${bytes[0]}`);
 }

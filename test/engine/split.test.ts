@@ -3,6 +3,7 @@ import {
   decodeStoredSplit,
   encodeRawSplit,
   encodeSealedSplit,
+  mergeIntoRawSplit,
   mergeSplits,
   splitKeyOf,
   type SplitColumns,
@@ -68,5 +69,34 @@ describe('mergeSplits', () => {
     ['returns the update when nothing is stored', split([], [[]]), split([G], [[7]]), [[G, 7]]],
   ])('%s', (_name, existing, update, expected) => {
     expect(rows(mergeSplits(existing, update))).toEqual(expected);
+  });
+});
+
+describe('mergeIntoRawSplit', () => {
+  // A small deterministic generator: the cases must replay identically.
+  function random(seed: number): () => number {
+    let x = seed;
+    return () => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x / 2 ** 32;
+    };
+  }
+
+  function randomSplit(next: () => number, ncols: number, from: number, count: number): SplitColumns {
+    const ts: number[] = [];
+    for (let t = from; ts.length < count; t++) if (next() < 0.6) ts.push(t * G);
+    const cols = Array.from({ length: ncols }, () => ts.map(() => (next() < 0.2 ? null : Math.round(next() * 100) / 4)));
+    return split(ts, cols);
+  }
+
+  it('gives what mergeSplits gives on the decoded split, for appends, overlaps and interleaving', () => {
+    const next = random(7);
+    for (let round = 0; round < 300; round++) {
+      const ncols = 1 + Math.floor(next() * 3);
+      const existing = randomSplit(next, ncols, 0, Math.floor(next() * 12));
+      const update = randomSplit(next, ncols, Math.floor(next() * 14), Math.floor(next() * 6));
+      const merged = decodeStoredSplit(mergeIntoRawSplit(encodeRawSplit(existing), update), 0, G, ncols);
+      expect(rows(merged)).toEqual(rows(mergeSplits(existing, update)));
+    }
   });
 });
