@@ -6,7 +6,7 @@
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
-import { splitKeyOf, type SplitColumns } from './split.js';
+import { sliceSplit, splitKeyOf, type SplitColumns } from './split.js';
 
 export interface GranularityUpdate {
   granularity: number;
@@ -146,14 +146,10 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
         const key = splitKeyOf(agg.timestamps[start]!, g);
         let end = start + 1;
         while (end < agg.timestamps.length && splitKeyOf(agg.timestamps[end]!, g) === key) end++;
-        splits.push({
-          key,
-          rows: {
-            timestamps: agg.timestamps.subarray(start, end),
-            columns: agg.columns.map((c) => c.subarray(start, end)),
-            present: agg.present.map((p) => p.subarray(start, end)),
-          },
-        });
+        // Usually the rows fall in one split: no views needed (subarray is
+        // costly at one call per column per metric update).
+        const whole = start === 0 && end === agg.timestamps.length;
+        splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
         start = end;
       }
       return { granularity: g, splits, deleteBefore };

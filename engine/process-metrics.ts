@@ -118,7 +118,7 @@ export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessRes
     const results: ProcessResult[] = [];
     for (const p of planned) {
       // The metric may have been deleted while we computed: then drop it all.
-      if (p.update !== null && storage.metrics.get(p.job.metricId) !== undefined) writeUpdate(storage, p, p.update);
+      if (p.update !== null && storage.metrics.doesExist(p.job.metricId)) writeUpdate(storage, p, p.update);
       for (const key of p.incomingKeys) void storage.incoming.remove(key);
       results.push({ metricId: p.job.metricId, consumed: p.consumed });
     }
