@@ -25,24 +25,45 @@ export function valueDepth(value: unknown, limit: number): number {
   return max;
 }
 
+const OPEN = 1;
+const CLOSE = 2;
+const QUOTE = 3;
+
 /**
  * Deepest nesting of `open`/`close` characters in text, ignoring those
- * inside double- or single-quoted strings (with backslash escapes).
+ * inside double- or single-quoted strings (with backslash escapes). Runs on
+ * every JSON body before parsing, so it classifies characters through a
+ * table and skips string contents with indexOf.
  */
 export function textDepth(text: string, open: string, close: string): number {
+  const classes = new Uint8Array(128);
+  for (const c of open) classes[c.charCodeAt(0)] = OPEN;
+  for (const c of close) classes[c.charCodeAt(0)] = CLOSE;
+  classes[0x22] = QUOTE;
+  classes[0x27] = QUOTE;
   let depth = 0;
   let max = 0;
-  let quote = '';
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote !== '') {
-      if (c === '\\') i++;
-      else if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") quote = c;
-    else if (open.includes(c)) {
-      depth++;
-      if (depth > max) max = depth;
-    } else if (close.includes(c)) depth--;
+    const c = text.charCodeAt(i);
+    const k = c < 128 ? classes[c] : 0;
+    if (k === 0) continue;
+    if (k === OPEN) {
+      if (++depth > max) max = depth;
+    } else if (k === CLOSE) depth--;
+    else i = closingQuote(text, i);
   }
   return max;
+}
+
+/** Index of the quote closing the string opened at `from` (text.length if none). */
+function closingQuote(text: string, from: number): number {
+  const quote = text[from]!;
+  let i = from;
+  for (;;) {
+    i = text.indexOf(quote, i + 1);
+    if (i === -1) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(i - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
 }

@@ -22,6 +22,9 @@ describe('textDepth', () => {
     ['parentheses', '(a (b (c)))', '(', ')', 3],
     ['brackets of JSON text', '{"a": [{"b": []}]}', '[{', ']}', 4],
     ['ignores brackets inside strings', '{"a": "[[[[", \'b\': "\\"{{"}', '[{', ']}', 1],
+    ['ends a string at a quote after an escaped backslash', '["a\\\\", ["b"]]', '[{', ']}', 2],
+    ['keeps a string open past an escaped quote', '["a\\"[[", ["b"]]', '[{', ']}', 2],
+    ['stops at an unterminated string', '[["a', '[{', ']}', 2],
   ])('counts %s', (_name, text, open, close, depth) => {
     expect(textDepth(text, open, close)).toBe(depth);
   });
