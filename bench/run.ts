@@ -4,11 +4,13 @@
  * The HTTP load benchmark is separate: `npm run bench:http`.
  */
 import { run as aggregates } from './aggregates.bench.js';
+import { run as measures } from './measures.bench.js';
 import { run as processing } from './processing.bench.js';
 import { run as search } from './search.bench.js';
 import { run as splitCodec } from './split-codec.bench.js';
 
 const suites: [string, () => Promise<void>][] = [
+  ['measure decoding', measures],
   ['split codec', splitCodec],
   ['aggregates', aggregates],
   ['processing', processing],

@@ -36,7 +36,7 @@ function daysFromCivil(year: number, month: number, day: number): number {
 
 const toInt = (digits: string | undefined): number => (digits === undefined ? 0 : Number(digits));
 
-function parseNumpyDatetime(text: string): number | undefined {
+export function parseNumpyDatetime(text: string): number | undefined {
   const g = NUMPY_DATETIME.exec(text)?.groups;
   if (g === undefined) return undefined;
   // numpy negates the year only when the very first character is "-", even
@@ -74,6 +74,76 @@ function parseNumpyDatetime(text: string): number | undefined {
   return seconds * MICROS_PER_SECOND + micros;
 }
 
+const digitAt = (text: string, i: number): number => {
+  const d = text.charCodeAt(i) - 0x30;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
+};
+const twoDigits = (text: string, i: number): number => digitAt(text, i) * 10 + digitAt(text, i + 1);
+
+/**
+ * The canonical ISO 8601 forms clients send (`YYYY-MM-DDTHH:MM:SS`, an
+ * optional fraction, an optional `Z` or `±HH:MM`/`±HHMM` offset) of
+ * text[start, end), read without a regular expression: measure pushes parse
+ * one per point. The value is the one `parseNumpyDatetime` gives; anything
+ * else, including instants it would refuse, is undefined and goes the
+ * general way.
+ */
+export function parseIsoTimestamp(text: string, start: number, end: number): number | undefined {
+  if (end - start < 19) return undefined;
+  const year = digitAt(text, start) * 1000 + digitAt(text, start + 1) * 100 + twoDigits(text, start + 2);
+  const month = twoDigits(text, start + 5);
+  const day = twoDigits(text, start + 8);
+  const hour = twoDigits(text, start + 11);
+  const minute = twoDigits(text, start + 14);
+  const second = twoDigits(text, start + 17);
+  const sep = text.charCodeAt(start + 10);
+  if (
+    text.charCodeAt(start + 4) !== 0x2d || text.charCodeAt(start + 7) !== 0x2d || (sep !== 0x54 && sep !== 0x20) ||
+    text.charCodeAt(start + 13) !== 0x3a || text.charCodeAt(start + 16) !== 0x3a
+  ) {
+    return undefined;
+  }
+  let i = start + 19;
+  let micros = 0;
+  if (text.charCodeAt(i) === 0x2e && i < end) {
+    i++;
+    let digits = 0;
+    let roundUp = 0;
+    for (let d = digitAt(text, i); i < end && digits < 18 && d >= 0; d = digitAt(text, ++i), digits++) {
+      if (digits < 6) micros = micros * 10 + d;
+      else if (digits === 6 && d >= 5) roundUp = 1;
+    }
+    if (digits < 6) micros *= 10 ** (6 - digits);
+    micros += roundUp;
+  }
+  let offset = 0;
+  if (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5a && i + 1 === end) i++;
+    else if (c === 0x2b || c === 0x2d) {
+      const offsetHour = twoDigits(text, i + 1);
+      const colon = text.charCodeAt(i + 3) === 0x3a ? 1 : 0;
+      const offsetMinute = twoDigits(text, i + 3 + colon);
+      if (i + 5 + colon !== end || !(offsetHour < 24) || !(offsetMinute < 60)) return undefined;
+      offset = (c === 0x2d ? -1 : 1) * (offsetHour * 3_600 + offsetMinute * 60);
+      i = end;
+    }
+  }
+  if (i !== end) return undefined;
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (monthDays === undefined || !(day >= 1 && day <= monthDays && hour < 24 && minute < 60 && second < 60)) return undefined;
+  const seconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second - offset;
+  const result = seconds * MICROS_PER_SECOND + micros;
+  return seconds >= 0 && Number.isSafeInteger(result) ? result : undefined;
+}
+
+/** Epoch seconds as microseconds when `parseTimestamp` would accept them, else undefined (without throwing). */
+export function epochSecondsToMicros(seconds: number): number | undefined {
+  if (!Number.isFinite(seconds) || seconds * 1e9 <= -1) return undefined;
+  const micros = Math.round(seconds * MICROS_PER_SECOND) + 0;
+  return micros >= 0 && Number.isSafeInteger(micros) ? micros : undefined;
+}
+
 function fromEpochSeconds(seconds: number): number {
   // Gnocchi turns NaN and infinities into NaT, which it cannot store.
   if (!Number.isFinite(seconds)) throw new FormatError(UNABLE);
@@ -100,6 +170,8 @@ function checked(micros: number): number {
 export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 1000): number {
   if (typeof input === 'number') return checked(fromEpochSeconds(input));
   if (typeof input !== 'string') throw new FormatError(UNABLE);
+  const iso = parseIsoTimestamp(input, 0, input.length);
+  if (iso !== undefined) return iso;
 
   const seconds = parsePythonFloat(input);
   if (seconds !== undefined) return checked(fromEpochSeconds(seconds));

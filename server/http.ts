@@ -9,13 +9,21 @@ import { HttpError } from './errors.js';
 
 /** Gnocchi accepts exactly these media types for JSON bodies. */
 export function readJsonBody(request: FastifyRequest, accepted: readonly string[] = ['application/json']): unknown {
+  return parseJsonText(jsonBodyText(request, accepted));
+}
+
+/** The body as text, once its media type is one of `accepted` (else 415). */
+export function jsonBodyText(request: FastifyRequest, accepted: readonly string[] = ['application/json']): string {
   const header = request.headers['content-type'] ?? '';
   const mime = header.split(';')[0]!.trim().toLowerCase();
   if (!accepted.includes(mime)) {
     throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
   }
   const raw = request.body;
-  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
+  return Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
+}
+
+export function parseJsonText(text: string): unknown {
   if (textDepth(text, '[{', ']}') > MAX_JSON_NESTING) {
     throw new HttpError(400, {
       cause: 'Unable to decode body',

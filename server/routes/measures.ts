@@ -1,15 +1,16 @@
 /** Batch pushes, and the measure encoding helpers shared with the metric routes. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Series } from '../../engine/aggregation.js';
 import { BadRequest, InvalidInput } from '../../engine/errors.js';
 import type { AggregatedSeries } from '../../engine/read-measures.js';
 import { invalidValue, isPlainObject, type Path } from '../../engine/validate.js';
 import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
+import { scanMeasureBatch, scanMeasureList } from '../../formats/measure-scan.js';
 import { pyFloat } from '../../formats/json.js';
 import { formatTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { basicIdentity } from '../auth.js';
-import { readJsonBody } from '../http.js';
+import { jsonBodyText, parseJsonText } from '../http.js';
 import { enforce } from '../policy.js';
 import { normalizeUuid } from './metric.js';
 
@@ -35,19 +36,43 @@ export function serializePoints(series: AggregatedSeries[]): string {
   return `[${parts.join(', ')}]`;
 }
 
+/** The fast path's reading of a batch, by metric UUID; null when the general path must decide. */
+function scannedBatch(text: string): Map<string, Series> | null {
+  const scanned = scanMeasureBatch(text);
+  if (scanned === null) return null;
+  const decoded = new Map<string, Series>();
+  for (const [id, measures] of scanned) {
+    const uuid = normalizeUuid(id);
+    if (uuid === undefined || decoded.has(uuid)) return null;
+    decoded.set(uuid, measures);
+  }
+  return decoded;
+}
+
+function decodeBatch(body: unknown): Map<string, Series> {
+  if (!isPlainObject(body)) throw new InvalidInput('expected a dictionary');
+  const decoded = new Map<string, Series>();
+  for (const [id, measures] of Object.entries(body)) {
+    const uuid = normalizeUuid(id);
+    if (uuid === undefined) throw new InvalidInput(`extra keys not allowed @ data['${id}']`, [id]);
+    decoded.set(uuid, decodeMeasuresBody(measures, [id]));
+  }
+  return decoded;
+}
+
+/** A measure list body: the fast path, else JSON and `decodeMeasures`. */
+export function readMeasuresBody(request: FastifyRequest): Series {
+  const text = jsonBodyText(request);
+  return scanMeasureList(text) ?? decodeMeasuresBody(parseJsonText(text));
+}
+
 export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
 
   app.post('/v1/batch/metrics/measures', async (request, reply) => {
     const who = basicIdentity(request);
-    const body = readJsonBody(request);
-    if (!isPlainObject(body)) throw new InvalidInput('expected a dictionary');
-    const decoded = new Map<string, Series>();
-    for (const [id, measures] of Object.entries(body)) {
-      const uuid = normalizeUuid(id);
-      if (uuid === undefined) throw new InvalidInput(`extra keys not allowed @ data['${id}']`, [id]);
-      decoded.set(uuid, decodeMeasuresBody(measures, [id]));
-    }
+    const text = jsonBodyText(request);
+    const decoded = scannedBatch(text) ?? decodeBatch(parseJsonText(text));
     const metrics = [...decoded.keys()].map((id) => engine.index.getMetric(id));
     const missing = [...decoded.keys()].filter((_, i) => metrics[i] === undefined);
     if (missing.length > 0) throw new BadRequest(`Unknown metrics: ${missing.sort().join(', ')}`);

@@ -15,7 +15,7 @@ import { basicIdentity, creatorParts, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
-import { decodeMeasuresBody, serializePoints } from './measures.js';
+import { readMeasuresBody, serializePoints } from './measures.js';
 
 interface IdParams {
   id: string;
@@ -224,7 +224,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   app.post<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
     const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'post measures');
-    const measures = decodeMeasuresBody(readJsonBody(request));
+    const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[metric.id, measures]]));
     return reply.code(202).send();
   });

@@ -39,7 +39,7 @@ import { HttpError } from '../errors.js';
 import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
-import { decodeMeasuresBody } from './measures.js';
+import { decodeMeasuresBody, readMeasuresBody } from './measures.js';
 import { getMeasures, metricToJson } from './metric.js';
 
 // --- JSON shapes ------------------------------------------------------------
@@ -495,7 +495,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   app.post<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {
     const m = namedMetric(request, 'post measures');
-    const measures = decodeMeasuresBody(readJsonBody(request));
+    const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[m.id, measures]]));
     return reply.code(202).send();
   });

@@ -581,6 +581,20 @@ describe('POST /v1/batch/metrics/measures', () => {
     ]);
   });
 
+  it('stores the same whether the body takes the fast path or the general one', async () => {
+    const [fast, general] = [await createMetric(t.app, { archive_policy_name: 'sec' }), await createMetric(t.app, { archive_policy_name: 'sec' })];
+    const points = [['2015-03-06T14:33:57', 1.5], ['2015-03-06T14:33:58.25+00:00', -0.1], ['2015-03-06T16:33:59+02:00', 1e-7]] as const;
+    const pushes = [
+      { [fast]: points.map(([timestamp, value]) => ({ timestamp, value })) },
+      // Numeric-string values take the whole body off the fast path.
+      { [general]: points.map(([timestamp, value]) => ({ value: String(value), timestamp })) },
+    ];
+    for (const body of pushes) expect((await json(t.app, 'POST', '/v1/batch/metrics/measures', body)).status).toBe(202);
+    const read = await readMeasures(t.app, fast);
+    expect(read.body).toHaveLength(3);
+    expect((await readMeasures(t.app, general)).body).toEqual(read.body);
+  });
+
   it('refuses unknown metric ids with 400 "Unknown metrics: ..." (sorted) and stores nothing', async () => {
     const a = await createMetric(t.app, { archive_policy_name: 'sec' });
     const u1 = '00000000-0000-4000-8000-000000000002';
