@@ -1,9 +1,11 @@
 /**
  * Resource search at scale, in process (no HTTP): 100,000 resources of a
  * custom type with 5 attributes, created through the engine in large
- * transactions, then one search page (limit 100, default sort) for an `and`
- * of an equality and a range, as `POST /v1/search/resource/{type}` runs it.
- * Reports ms per page (p50, p95) for a few filters of different selectivity.
+ * transactions, every 10th then updated once (a closed revision each), then
+ * one search page (limit 100) per filter, as `POST /v1/search/resource/{type}`
+ * runs it: `and`s of an equality and a range of different selectivity, `in`,
+ * `or`, a non-default sort and history searches.
+ * Reports ms per page (p50, p95).
  *
  *   npx tsc -p tsconfig.json && node dist/bench/search.bench.js [count]
  */
@@ -77,19 +79,40 @@ export async function run(count = 100_000): Promise<void> {
       });
     }
     console.log(`created ${count} resources in ${Math.round(performance.now() - t)} ms`);
+    t = performance.now();
+    const updatedAt = Date.now() * 1000;
+    for (let base = 0; base < count; base += BATCH) {
+      storage.root.transactionSync(() => {
+        for (let i = base; i < Math.min(count, base + BATCH); i += 10) {
+          void resources.update(rt.name, `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`, { attrs: { vcpus: 16 } });
+        }
+      });
+    }
+    console.log(`updated ${count / 10} resources in ${Math.round(performance.now() - t)} ms`);
 
-    const sorts = parseResourceSorts(DEFAULT_RESOURCE_SORT, rt, false);
-    const cases: [string, unknown][] = [
+    type Case = [name: string, filter: unknown, options?: { history?: boolean; sort?: string[] }];
+    const half = iso(startedAt(count / 2));
+    const cases: Case[] = [
       ['flavor = m1.small and started_at >= (half)', { and: [{ '=': { flavor: 'm1.small' } }, { '>=': { started_at: iso(startedAt(count / 2)) } }] }],
       ['flavor = m1.small and started_at >= (first)', { and: [{ '=': { flavor: 'm1.small' } }, { '>=': { started_at: iso(startedAt(0)) } }] }],
       ['host = compute-7 and vcpus >= 4', { and: [{ '=': { host: 'compute-7' } }, { '>=': { vcpus: 4 } }] }],
       ['flavor = m1.small and started_at >= (last 1%)', { and: [{ '=': { flavor: 'm1.small' } }, { '>=': { started_at: iso(startedAt(count * 0.99)) } }] }],
       ['display_name = (none) and started_at >= (first)', { and: [{ '=': { display_name: 'nope' } }, { '>=': { started_at: iso(startedAt(0)) } }] }],
+      ['display_name = (one) and started_at >= (first)', { and: [{ '=': { display_name: `vm-${count - 7}` } }, { '>=': { started_at: iso(startedAt(0)) } }] }],
+      ['started_at >= (half)', { '>=': { started_at: half } }],
+      ['flavor in (tiny, large) and vcpus >= 4', { and: [{ in: { flavor: ['m1.tiny', 'm1.large'] } }, { '>=': { vcpus: 4 } }] }],
+      ['host = compute-1 or host = compute-2', { or: [{ '=': { host: 'compute-1' } }, { '=': { host: 'compute-2' } }] }],
+      ['flavor = m1.small and started_at >= (half), sort started_at:desc', { and: [{ '=': { flavor: 'm1.small' } }, { '>=': { started_at: half } }] }, { sort: ['started_at:desc'] }],
+      ['history: host = compute-0 and revision_end >= (updates)', { and: [{ '=': { host: 'compute-0' } }, { '>=': { revision_end: iso(updatedAt) } }] }, { history: true }],
+      ['history: display_name = (one)', { '=': { display_name: 'vm-70' } }, { history: true }],
+      ['history: vcpus = 16 and started_at >= (last 1%)', { and: [{ '=': { vcpus: 16 } }, { '>=': { started_at: iso(startedAt(count * 0.99)) } }] }, { history: true }],
     ];
     const rows = [];
-    for (const [name, raw] of cases) {
+    for (const [name, raw, options] of cases) {
       const filter = validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
-      const page = () => resources.list(rt.name, { filter, history: false, sorts, limit: PAGE });
+      const history = options?.history ?? false;
+      const sorts = parseResourceSorts(options?.sort ?? DEFAULT_RESOURCE_SORT, rt, history);
+      const page = () => resources.list(rt.name, { filter, history, sorts, limit: PAGE });
       let n = page().length;
       const times: number[] = [];
       const deadline = performance.now() + 3000;

@@ -8,7 +8,8 @@
 import { parseDuration, parsePythonFloat } from '../formats/duration.js';
 import { FormatError } from '../formats/errors.js';
 import type { CompareNode, QueryNode, QueryScalar } from '../formats/resource-query.js';
-import { parseTimestamp } from '../formats/timestamp.js';
+import { pyNumber } from '../formats/json.js';
+import { formatTimestamp, parseTimestamp } from '../formats/timestamp.js';
 import { BadRequest } from './errors.js';
 import { pythonUuid } from './resource-id.js';
 import type { AttributeType, ResourceTypeRecord } from './resource-type.js';
@@ -35,7 +36,7 @@ export interface Revision extends ResourceRecord {
 }
 
 type Value = string | number | boolean | null;
-type Kind = AttributeType | 'id' | 'integer';
+export type Kind = AttributeType | 'id' | 'integer';
 
 const GENERIC_FIELDS: Record<string, Kind> = {
   id: 'id',
@@ -89,7 +90,8 @@ function pyStr(v: unknown): string {
   return String(v);
 }
 
-function convert(kind: Kind, v: QueryScalar, field: string): Value {
+/** A query value as the field's type (Gnocchi's converters), or QueryValueError. */
+export function convertQueryValue(kind: Kind, v: QueryScalar, field: string): Value {
   if (v === null) return null;
   try {
     switch (kind) {
@@ -131,6 +133,43 @@ export function likeToRegExp(pattern: string): RegExp {
   return new RegExp(`^${re}$`, 'u');
 }
 
+/**
+ * The literal text every match of a LIKE pattern starts with (up to the
+ * first wildcard), for index range scans.
+ */
+export function likePrefix(pattern: string): string {
+  let prefix = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '%' || c === '_') break;
+    if (c === '\\' && i + 1 < pattern.length) prefix += pattern[++i]!;
+    else prefix += c;
+  }
+  return prefix;
+}
+
+/**
+ * A LIKE pattern from a non-null query value: Python's `str()` for text
+ * fields (Gnocchi's converter), else text as given and other scalars in
+ * their JSON form, as `likeText` renders values.
+ */
+export function likePattern(kind: Kind, v: string | number | boolean): string {
+  if (kind === 'string' || kind === 'id' || typeof v === 'string') return pyStr(v);
+  return typeof v === 'number' ? pyNumber(v) : String(v);
+}
+
+/**
+ * The text a LIKE pattern is matched against: a value's form in the API's
+ * JSON (datetimes in ISO 8601, numbers and booleans as JSON), so a pattern
+ * never goes through the field's type (Gnocchi hands it to the database,
+ * which compares text or refuses).
+ */
+export function likeText(kind: Kind, v: string | number | boolean): string {
+  if (kind === 'datetime' && typeof v === 'number') return formatTimestamp(v);
+  if (typeof v === 'number') return pyNumber(v);
+  return String(v);
+}
+
 export type Predicate = (r: Revision) => boolean | null;
 
 function compareValues(a: Value, b: Value): number {
@@ -159,7 +198,7 @@ function compileCompare(n: CompareNode, type: ResourceTypeRecord): Predicate {
     get = (r) => fieldOf(r, field);
   }
   const conv = (v: QueryScalar): Value => {
-    if (field !== 'lifespan' || v === null) return convert(kind, v, field);
+    if (field !== 'lifespan' || v === null) return convertQueryValue(kind, v, field);
     try {
       return parseDuration(typeof v === 'boolean' ? Number(v) : v, { allowNonPositive: true });
     } catch (err) {
@@ -176,15 +215,15 @@ function compileCompare(n: CompareNode, type: ResourceTypeRecord): Predicate {
     };
   }
   if (Array.isArray(n.value)) throw new QueryValueError(n.value, field);
-  const value = conv(n.value as QueryScalar);
   if (op === 'like') {
-    if (value === null) return () => null;
-    const re = likeToRegExp(String(value));
+    if (n.value === null) return () => null;
+    const re = likeToRegExp(likePattern(kind, n.value as string | number | boolean));
     return (r) => {
       const x = get(r);
-      return x === null ? null : re.test(String(x));
+      return x === null ? null : re.test(likeText(kind, x));
     };
   }
+  const value = conv(n.value as QueryScalar);
   if (value === null) {
     if (op === 'eq') return (r) => get(r) === null;
     if (op === 'ne') return (r) => get(r) !== null;
@@ -234,24 +273,4 @@ export function compileQuery(node: QueryNode, type: ResourceTypeRecord): Predica
       };
     }
   }
-}
-
-/**
- * Ids the query can only match, when it pins `id` with `=` or `in` at the
- * top (directly or inside a top-level `and`): lets callers look those up
- * instead of scanning.
- */
-export function pinnedIds(node: QueryNode | undefined): string[] | undefined {
-  if (node === undefined) return undefined;
-  if (node.kind === 'compare' && node.field === 'id') {
-    if (node.op === 'eq' && typeof node.value === 'string') return [node.value];
-    if (node.op === 'in') return (node.value as QueryScalar[]).filter((v): v is string => typeof v === 'string');
-  }
-  if (node.kind === 'and') {
-    for (const c of node.children) {
-      const ids = pinnedIds(c);
-      if (ids !== undefined) return ids;
-    }
-  }
-  return undefined;
 }

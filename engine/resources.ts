@@ -9,26 +9,30 @@
  *   resources_by_type    [type, uuid]              -> true
  *   resources_by_revision_start
  *                        [type, revision_start, uuid] -> true (also under 'generic')
- *   resources_by_started_at
- *                        [type, started_at, uuid]  -> true (also under 'generic')
+ *   resources_by_value, resource_history_by_value
+ *                        per-field values (resource-value-index.ts)
  *   metrics_by_resource  [uuid, metric name]       -> metric id
  * Revision numbers come from one counter (meta `resourceRevision`), as
  * Gnocchi's history table autoincrements; the current revision is -1.
  * Listing keeps at most `limit` matches in memory whatever the index size.
  *
- * Query plan of `list`: ids pinned by `id =`/`in` are looked up; otherwise a
- * listing of current revisions sorted first by `revision_start` (the default
- * sort) walks resources_by_revision_start in that order and stops once the
- * page is full and the next resource starts after the page's last one. When
- * the filter bounds `started_at` (at the top or in a top-level `and`), that
- * walk gets a budget of REVISION_WALK_BUDGET reads, after which the page is
- * rebuilt from the resources of resources_by_started_at in that range (as
- * any other current listing with such a bound is); other listings scan the
- * type's resources.
+ * Query plan of `list` and `deleteMatching`: search-plan.ts picks index
+ * entries (by id or field value) holding every match; without such a plan
+ * the type's resources are scanned. Candidates are always re-checked
+ * against the whole filter. A listing of current revisions in the default
+ * order (`revision_start` first) reads its candidates' `revision_start` from
+ * the index entries, sorts them and reads resources in that order until the
+ * page is full and the next one starts after the page's last. When there
+ * are many candidates (SORT_CANDIDATES_MAX) it first walks
+ * resources_by_revision_start for WALK_BUDGET resources, as matches may be
+ * dense, and intersects the candidates with the other indexed conjuncts of
+ * an `and` before reading any. Other orders and history searches read every
+ * (so narrowed) candidate and keep the best `limit`. Without a plan, a
+ * default-order listing walks resources_by_revision_start to the end of
+ * the page.
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { QueryNode } from '../formats/resource-query.js';
-import { parseTimestamp } from '../formats/timestamp.js';
 import { dropMetric, type Index, type MetricRecord } from './index.js';
 import {
   BadRequest,
@@ -43,8 +47,10 @@ import {
   ResourceTypeInUse,
   UnexpectedResourceTypeState,
 } from './errors.js';
-import { compileQuery, fieldKind, fieldOf, pinnedIds, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
+import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
+import { ResourceValueIndex } from './resource-value-index.js';
 import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
+import { planSearch, type Plan } from './search-plan.js';
 import type { Storage } from './storage.js';
 
 export type { ResourceRecord, Revision } from './resource-search.js';
@@ -119,7 +125,8 @@ export function parseResourceSorts(raw: string[], type: ResourceTypeRecord, hist
   return sorts;
 }
 
-function comparator(sorts: SortSpec[]): (a: Revision, b: Revision) => number {
+/** The order of a listing under `sorts`. */
+export function compareRevisions(sorts: SortSpec[]): (a: Revision, b: Revision) => number {
   return (a, b) => {
     for (const { key, direction, nulls } of sorts) {
       const x = fieldOf(a, key);
@@ -136,33 +143,21 @@ function comparator(sorts: SortSpec[]): (a: Revision, b: Revision) => number {
 
 const REVISION_INDEX_META = 'resourcesByRevisionStart';
 const REVISION_INDEX_VERSION = 2;
-/** Resources read in revision_start order before a started_at range plan takes over. */
-const REVISION_WALK_BUDGET = 2000;
-
 /**
- * Bounds (inclusive, µs) on `started_at` that every match of `filter` meets,
- * from comparisons at the top or in a top-level `and`; undefined when none.
+ * Above this many candidates, a default-order listing first tries walking
+ * every resource in revision_start order (matches may be dense), then
+ * narrows the candidates with the other indexed conjuncts of an `and`.
  */
-export function startedAtRange(filter: QueryNode | undefined): { lo: number; hi: number } | undefined {
-  if (filter === undefined) return undefined;
-  const nodes = filter.kind === 'and' ? filter.children : [filter];
-  let lo = Number.NEGATIVE_INFINITY;
-  let hi = Number.POSITIVE_INFINITY;
-  let bounded = false;
-  for (const n of nodes) {
-    if (n.kind !== 'compare' || n.field !== 'started_at' || n.value === null || Array.isArray(n.value)) continue;
-    if (!['eq', 'lt', 'le', 'gt', 'ge'].includes(n.op)) continue;
-    let v: number;
-    try {
-      v = parseTimestamp(n.value);
-    } catch {
-      continue;
-    }
-    if (n.op === 'eq' || n.op === 'gt' || n.op === 'ge') lo = Math.max(lo, v);
-    if (n.op === 'eq' || n.op === 'lt' || n.op === 'le') hi = Math.min(hi, v);
-    bounded = true;
-  }
-  return bounded ? { lo, hi } : undefined;
+const SORT_CANDIDATES_MAX = 5_000;
+/** Resources a default-order walk of every resource reads before turning to the plan's candidates. */
+const WALK_BUDGET = 1_000;
+
+/** A revision as one string: the id for the current one, else `id@revision`. */
+const targetKey = (id: string, revision: number): string => (revision === -1 ? id : `${id}@${revision}`);
+
+function splitTarget(at: string): [id: string, revision: number] {
+  const i = at.lastIndexOf('@');
+  return i === -1 ? [at, -1] : [at.slice(0, i), Number(at.slice(i + 1))];
 }
 
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
@@ -206,29 +201,34 @@ export class ResourceIndex {
     if (storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
       // A data directory from before the index: build it once.
       storage.root.transactionSync(() => {
-        for (const db of [storage.resourcesByRevisionStart, storage.resourcesByStartedAt]) {
-          for (const key of [...db.getKeys()]) void db.remove(key);
-        }
-        for (const { value } of storage.resources.getRange()) this.indexCurrent(value as ResourceRecord, true);
+        for (const key of [...storage.resourcesByRevisionStart.getKeys()]) void storage.resourcesByRevisionStart.remove(key);
+        for (const { value } of storage.resources.getRange()) this.indexRevisionStart(value as ResourceRecord, true);
         void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
       });
     }
+    this.values = new ResourceValueIndex(storage);
+    this.values.ensureBuilt((type) => this.attributeNames(type));
   }
 
-  /** Adds (or removes) a current resource's resources_by_revision_start and _by_started_at entries. */
-  private indexCurrent(r: ResourceRecord, add: boolean): void {
-    const { resourcesByRevisionStart: byRev, resourcesByStartedAt: byStart } = this.storage;
+  private readonly values: ResourceValueIndex;
+
+  private attributeNames(type: string): string[] {
+    return this.findType(type)?.attributes.map((a) => a.name) ?? [];
+  }
+
+  /** Adds (or removes) a current resource's resources_by_revision_start entries. */
+  private indexRevisionStart(r: ResourceRecord, add: boolean): void {
+    const byRev = this.storage.resourcesByRevisionStart;
     for (const type of r.type === 'generic' ? ['generic'] : [r.type, 'generic']) {
       const revKey: [string, number, string] = [type, r.revisionStart, r.id];
-      const startKey: [string, number, string] = [type, r.startedAt, r.id];
-      if (add) {
-        void byRev.put(revKey, true);
-        void byStart.put(startKey, true);
-      } else {
-        void byRev.remove(revKey);
-        void byStart.remove(startKey);
-      }
+      void (add ? byRev.put(revKey, true) : byRev.remove(revKey));
     }
+  }
+
+  /** Adds (or removes) every index entry of a current resource. */
+  private indexCurrent(r: ResourceRecord, add: boolean): void {
+    this.indexRevisionStart(r, add);
+    this.values.indexCurrent(r, this.attributeNames(r.type), add);
   }
 
   /**
@@ -284,6 +284,7 @@ export class ResourceIndex {
       for (const _ of this.storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'], limit: 1 })) {
         throw new ResourceTypeInUse(name);
       }
+      this.values.dropType(name);
       void this.storage.resourceTypes.remove(name);
     });
   }
@@ -301,12 +302,18 @@ export class ResourceIndex {
         for (const a of add) attrs[a.def.name] = a.fill;
         return { ...r, attrs };
       };
+      const reindex = (r: Revision) => {
+        for (const n of remove) this.values.indexAttribute(r, n, r.attrs[n] ?? null, false);
+        for (const a of add) this.values.indexAttribute(r, a.def.name, a.fill, true);
+      };
       for (const key of storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'] })) {
         const id = key[1];
         const r = storage.resources.get(id) as ResourceRecord;
         void storage.resources.put(id, patch(r));
+        reindex(current(r));
         for (const { key: hk, value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
           void storage.resourceHistory.put(hk, patch(value as Revision));
+          reindex(value as Revision);
         }
       }
       void storage.resourceTypes.put(name, next);
@@ -436,6 +443,7 @@ export class ResourceIndex {
         void storage.meta.put('resourceRevision', revision);
         const old: Revision = { ...r, revision, revisionEnd: now };
         void storage.resourceHistory.put([id, revision], old);
+        this.values.indexRevision(old, this.attributeNames(r.type), true);
         next.revisionStart = now;
         void storage.resources.put(id, next);
         this.indexCurrent(r, false);
@@ -465,7 +473,9 @@ export class ResourceIndex {
             dropped.push(m.id);
           }
         }
-        for (const key of storage.resourceHistory.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+        const attributes = this.attributeNames(r.type);
+        for (const { key, value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+          this.values.indexRevision(value as Revision, attributes, false);
           void storage.resourceHistory.remove(key);
         }
         void storage.resourcesByType.remove([r.type, id]);
@@ -488,15 +498,23 @@ export class ResourceIndex {
   async deleteMatching(type: string, filter: QueryNode): Promise<number> {
     const rt = this.getType(type);
     const match = compileQuery(filter, rt);
+    const plan = this.plan(rt, filter, false);
     const ids: string[] = [];
-    for (const r of this.candidates(type, filter, false)) if (match(r) === true) ids.push(r.id);
+    const revisions = plan === undefined ? this.scan(type, false) : this.planned(type, plan, false);
+    for (const r of revisions) if (match(r) === true) ids.push(r.id);
     return this.deleteIds(ids);
+  }
+
+  /** The index access path of a search, or undefined when it must scan; `filter` must compile. */
+  private plan(rt: ResourceTypeRecord, filter: QueryNode | undefined, history: boolean): Plan | undefined {
+    if (filter === undefined) return undefined;
+    return planSearch(filter, { type: rt, estimate: (range, cap) => this.values.count(rt.name, range, history, cap) });
   }
 
   /**
    * Current resources of `type` in ascending `revision_start`, from `from`
-   * on; stops before a resource starting after `until()` (the last
-   * `revision_start` a full page still takes).
+   * on; stops before a resource starting after
+   * `until()` (the last `revision_start` a full page still takes).
    */
   private *byRevisionStart(type: string, from: number | undefined, until: () => number | undefined): Generator<Revision> {
     const { storage } = this;
@@ -512,49 +530,121 @@ export class ResourceIndex {
     }
   }
 
-  /** Current resources of `type` with `started_at` in [lo, hi]. */
-  private *byStartedAt(type: string, { lo, hi }: { lo: number; hi: number }): Generator<Revision> {
+  /** The current revision of `id` if of `type`, then its closed ones for `history`. */
+  private *revisionsOf(type: string, id: string, history: boolean): Generator<Revision> {
     const { storage } = this;
-    const keys = storage.resourcesByStartedAt.getKeys({ start: [type, lo], end: [type, hi, '\uffff'] });
-    for (const key of keys) {
-      const r = storage.resources.get(key[2]) as ResourceRecord | undefined;
-      if (r !== undefined) yield current(r);
+    const r = storage.resources.get(id) as ResourceRecord | undefined;
+    if (r === undefined || (type !== 'generic' && r.type !== type)) return;
+    yield current(r);
+    if (!history) return;
+    for (const { value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
+      yield value as Revision;
     }
   }
 
-  /** Revisions of `type` that may match `filter`, current ones first. */
-  private *candidates(type: string, filter: QueryNode | undefined, history: boolean): Generator<Revision> {
+  /** Each revision a plan points at, once. */
+  private *planned(type: string, plan: Plan, history: boolean): Generator<Revision> {
     const { storage } = this;
-    const pinned = pinnedIds(filter);
-    const ofType = (r: ResourceRecord) => type === 'generic' || r.type === type;
-    if (pinned !== undefined) {
-      for (const id of new Set(pinned)) {
-        const r = storage.resources.get(id) as ResourceRecord | undefined;
-        if (r === undefined || !ofType(r)) continue;
-        yield current(r);
-        if (history) {
-          for (const { value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
-            yield value as Revision;
-          }
-        }
+    const narrowed = this.narrowedTargets(type, plan, history);
+    if (narrowed !== undefined) {
+      for (const at of narrowed) {
+        const [id, revision] = splitTarget(at);
+        const r = revision === -1 ? this.get(type, id) : (storage.resourceHistory.get([id, revision]) as Revision | undefined);
+        if (r !== undefined) yield revision === -1 ? current(r) : (r as Revision);
       }
       return;
     }
+    const seen = new Set<string>();
+    // Ids first: a range then skips the revisions they already gave.
+    const accesses = [...plan.accesses].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'ids' ? -1 : 1));
+    for (const access of accesses) {
+      if (access.kind === 'ids') {
+        for (const id of access.ids) {
+          if (seen.has(`${id}@*`)) continue;
+          seen.add(`${id}@*`);
+          yield* this.revisionsOf(type, id, history);
+        }
+        continue;
+      }
+      for (const { id, revision } of this.values.targets(type, access.range, history)) {
+        // `id@*`: an `ids` access gave every revision of the id.
+        const at = targetKey(id, revision);
+        if (seen.has(at) || seen.has(`${id}@*`)) continue;
+        seen.add(at);
+        const r =
+          revision === -1
+            ? (storage.resources.get(id) as ResourceRecord | undefined)
+            : (storage.resourceHistory.get([id, revision]) as Revision | undefined);
+        if (r !== undefined) yield revision === -1 ? current(r) : (r as Revision);
+      }
+    }
+  }
+
+  /**
+   * With many candidates and other indexed conjuncts: the revisions
+   * (`targetKey`) every one of them points at, so that only those are read.
+   */
+  private narrowedTargets(type: string, plan: Plan, history: boolean): Set<string> | undefined {
+    if (plan.narrowing === undefined || plan.estimate <= SORT_CANDIDATES_MAX) return undefined;
+    let keys = this.targetKeys(type, plan, history);
+    if (keys === undefined) return undefined;
+    for (const other of plan.narrowing) keys = this.targetKeys(type, other, history, keys) ?? keys;
+    return keys;
+  }
+
+  /**
+   * The target key (`targetKey`) of each revision the ranges of a plan point
+   * at (only those in `within` when given); undefined if the plan pins ids.
+   */
+  private targetKeys(type: string, plan: Plan, history: boolean, within?: Set<string>): Set<string> | undefined {
+    const keys = new Set<string>();
+    const put = (at: string) => {
+      if (within === undefined || within.has(at)) keys.add(at);
+    };
+    for (const access of plan.accesses) {
+      if (access.kind === 'ids') return undefined;
+      if (!history) for (const id of this.values.currentIds(type, access.range)) put(id);
+      else for (const { id, revision } of this.values.targets(type, access.range, true)) put(targetKey(id, revision));
+    }
+    return keys;
+  }
+
+  /**
+   * The current resources a plan points at, by ascending `revision_start`
+   * from `from` on (ties in any order).
+   */
+  private plannedByRevisionStart(type: string, plan: Plan, from: number | undefined): { id: string; revisionStart: number }[] {
+    const out: { id: string; revisionStart: number }[] = [];
+    const seen = new Set<string>();
+    const put = (id: string, revisionStart: number) => {
+      if ((from === undefined || revisionStart >= from) && !seen.has(id)) {
+        seen.add(id);
+        out.push({ id, revisionStart });
+      }
+    };
+    for (const access of plan.accesses) {
+      if (access.kind === 'range') {
+        for (const t of this.values.targets(type, access.range, false)) put(t.id, t.revisionStart);
+        continue;
+      }
+      for (const id of access.ids) {
+        const r = this.get(type, id);
+        if (r !== undefined) put(id, r.revisionStart);
+      }
+    }
+    return out.sort((a, b) => a.revisionStart - b.revisionStart);
+  }
+
+  /** Every revision of `type` (current ones, and closed ones for `history`). */
+  private *scan(type: string, history: boolean): Generator<Revision> {
+    const { storage } = this;
     if (type === 'generic') {
       for (const { value } of storage.resources.getRange()) yield current(value as ResourceRecord);
       if (history) for (const { value } of storage.resourceHistory.getRange()) yield value as Revision;
       return;
     }
     for (const key of storage.resourcesByType.getKeys({ start: [type], end: [type, '\uffff'] })) {
-      const id = key[1];
-      const r = storage.resources.get(id) as ResourceRecord | undefined;
-      if (r === undefined) continue;
-      yield current(r);
-      if (history) {
-        for (const { value } of storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
-          yield value as Revision;
-        }
-      }
+      yield* this.revisionsOf(type, key[1], history);
     }
   }
 
@@ -588,22 +678,19 @@ export class ResourceIndex {
   list(type: string, options: ListResourcesOptions): Revision[] {
     const rt = this.getType(type);
     const match: Predicate | undefined = options.filter === undefined ? undefined : compileQuery(options.filter, rt);
-    const compare = comparator(options.sorts);
+    const compare = compareRevisions(options.sorts);
     let after: Revision | undefined;
     if (options.marker !== undefined) {
       after = this.markerRevision(options.marker, options.history);
       if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
     }
-    let page: Revision[] = [];
+    const page: Revision[] = [];
     const { limit } = options;
-    const first = options.sorts[0];
-    const indexable = !options.history && pinnedIds(options.filter) === undefined;
-    const range = indexable ? startedAtRange(options.filter) : undefined;
-    const byRevisionStart = indexable && limit > 0 && first?.key === 'revision_start' && first.direction === 'asc';
-    const add = (r: Revision): void => {
-      if (match !== undefined && match(r) !== true) return;
-      if (after !== undefined && compare(r, after) <= 0) return;
-      if (page.length === limit && compare(r, page[page.length - 1]!) >= 0) return;
+    /** Adds a candidate to the page if it belongs; answers whether it matched the filter. */
+    const add = (r: Revision): boolean => {
+      if (match !== undefined && match(r) !== true) return false;
+      if (after !== undefined && compare(r, after) <= 0) return true;
+      if (page.length === limit && compare(r, page[page.length - 1]!) >= 0) return true;
       let lo = 0;
       let hi = page.length;
       while (lo < hi) {
@@ -613,12 +700,18 @@ export class ResourceIndex {
       }
       page.splice(lo, 0, r);
       if (page.length > limit) page.pop();
+      return true;
     };
-    if (byRevisionStart) {
-      const budget = range === undefined ? Number.POSITIVE_INFINITY : REVISION_WALK_BUDGET;
+    const plan = this.plan(rt, options.filter, options.history);
+    const first = options.sorts[0];
+    const defaultOrder = !options.history && limit > 0 && first?.key === 'revision_start' && first.direction === 'asc';
+    if (defaultOrder && (plan === undefined || plan.estimate > SORT_CANDIDATES_MAX)) {
+      // Many resources may match: the first ones in revision_start order may fill the page soon.
+      const until = () => (page.length === limit ? page[limit - 1]!.revisionStart : undefined);
+      const budget = plan === undefined ? Number.POSITIVE_INFINITY : WALK_BUDGET;
       let reads = 0;
       let complete = true;
-      for (const r of this.byRevisionStart(type, after?.revisionStart, () => (page.length === limit ? page[limit - 1]!.revisionStart : undefined))) {
+      for (const r of this.byRevisionStart(type, after?.revisionStart, until)) {
         if (++reads > budget) {
           complete = false;
           break;
@@ -626,10 +719,26 @@ export class ResourceIndex {
         add(r);
       }
       if (complete) return page;
-      page = [];
+      page.length = 0;
     }
-    const candidates = range !== undefined ? this.byStartedAt(type, range) : this.candidates(type, options.filter, options.history);
-    for (const r of candidates) add(r);
+    if (defaultOrder && plan !== undefined) {
+      const candidates = this.plannedByRevisionStart(type, plan, after?.revisionStart);
+      let ids: Set<string> | undefined;
+      if (plan.narrowing !== undefined && candidates.length > SORT_CANDIDATES_MAX) {
+        // Reading index entries is far cheaper than reading and testing resources.
+        ids = new Set(candidates.map((c) => c.id));
+        for (const other of plan.narrowing) ids = this.targetKeys(type, other, false, ids) ?? ids;
+      }
+      for (const { id, revisionStart } of candidates) {
+        if (page.length === limit && revisionStart > page[limit - 1]!.revisionStart) break;
+        if (ids !== undefined && !ids.has(id)) continue;
+        const r = this.get(type, id);
+        if (r !== undefined) add(current(r));
+      }
+      return page;
+    }
+    const revisions = plan === undefined ? this.scan(type, options.history) : this.planned(type, plan, options.history);
+    for (const r of revisions) add(r);
     return page;
   }
 }

@@ -15,7 +15,8 @@ export type SplitKeyTuple = [metricId: string, granularity: number, key: number]
 export type ResourceHistoryKey = [resourceId: string, revision: number];
 export type ResourceByTypeKey = [type: string, resourceId: string];
 export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
-export type ResourceByStartedAtKey = [type: string, startedAt: number, resourceId: string];
+/** See resource-index-keys.ts. */
+export type ResourceByValueKey = (string | number | boolean)[];
 export type MetricByResourceKey = [resourceId: string, metricName: string];
 
 export interface Storage {
@@ -44,8 +45,14 @@ export interface Storage {
    * from `resources` when missing (meta `resourcesByRevisionStart`).
    */
   readonly resourcesByRevisionStart: Database<unknown, ResourceByRevisionStartKey>;
-  /** Index: current resources of each type by `started_at` (also under `generic`), built as the above. */
-  readonly resourcesByStartedAt: Database<unknown, ResourceByStartedAtKey>;
+  /**
+   * Index: current resources by the value of each field (the type's
+   * attributes, and generic fields also under `generic`), layout in
+   * resource-index-keys.ts. Built when missing (engine/resource-value-index.ts).
+   */
+  readonly resourcesByValue: Database<unknown, ResourceByValueKey>;
+  /** Index: closed revisions by field value, as resourcesByValue with the revision last. */
+  readonly resourceHistoryByValue: Database<unknown, ResourceByValueKey>;
   /** Index: a resource's named metrics, value the metric id. */
   readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
@@ -95,7 +102,8 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),
     resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
     resourcesByRevisionStart: root.openDB({ name: 'resources_by_revision_start', encoding: 'msgpack' }),
-    resourcesByStartedAt: root.openDB({ name: 'resources_by_started_at', encoding: 'msgpack' }),
+    resourcesByValue: root.openDB({ name: 'resources_by_value', encoding: 'msgpack' }),
+    resourceHistoryByValue: root.openDB({ name: 'resource_history_by_value', encoding: 'msgpack' }),
     metricsByResource: root.openDB({ name: 'metrics_by_resource', encoding: 'string' }),
     close: () => root.close(),
   };

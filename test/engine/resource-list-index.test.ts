@@ -91,7 +91,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     expect(expected('box', bKeep).length).toBeGreaterThan(3);
   });
 
-  it('answers started_at ranges through resources_by_started_at under any sort', async () => {
+  it('answers started_at ranges through the value index under any sort', async () => {
     await populate();
     const cases: [unknown, (r: Revision) => boolean][] = [
       [{ '>=': { started_at: '1970-01-01T00:00:05' } }, (r) => r.startedAt >= 5e6],
@@ -117,7 +117,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     }
   });
 
-  it('switches from the revision walk to the started_at range past its budget', async () => {
+  it('reads a rare value through its index under a wide started_at range', async () => {
     const rt = await populate();
     const { storage } = engine;
     storage.root.transactionSync(() => {
@@ -144,10 +144,11 @@ describe('default-order listing through resources_by_revision_start', () => {
     // Simulate an older release's data: no index entries, no marker in meta.
     const { storage } = engine;
     await storage.root.transaction(() => {
-      for (const db of [storage.resourcesByRevisionStart, storage.resourcesByStartedAt]) {
+      for (const db of [storage.resourcesByRevisionStart, storage.resourcesByValue, storage.resourceHistoryByValue]) {
         for (const key of [...db.getKeys()]) void db.remove(key);
       }
       void storage.meta.remove('resourcesByRevisionStart');
+      void storage.meta.remove('resourcesByValue');
     });
     await engine.close();
     engine = await open();
