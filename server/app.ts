@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import type { Engine } from '../engine/engine.js';
 import { pyJson } from '../formats/json.js';
+import { authHook } from './auth.js';
 import type { Config } from './config.js';
 import { corsHook } from './cors.js';
 import { errorHandler, HttpError, sendError } from './errors.js';
@@ -52,6 +53,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
+  app.addHook('onRequest', authHook(ctx.config));
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config as { anyAccept?: boolean };
     if (config.anyAccept !== true) checkAcceptsJson(request);

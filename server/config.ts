@@ -22,12 +22,37 @@ export interface Config {
   bodyLimit: number;
   /** Bytes. */
   mapSize: number;
+  /** Measures waiting to be processed past which pushes answer 503; 0: no bound. */
+  maxBacklog: number;
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
   /** Built-in resource types (e.g. `instance`) created at startup when missing. */
   builtinResourceTypes: string[];
+  /** Gnocchi's `api.auth_mode`. */
+  authMode: AuthMode;
+  /** YAML or JSON policy; empty: the built-in default policy. */
+  policyFile: string;
+  /** remoteuser mode: the header carrying the authenticated user name. */
+  remoteUserHeader: string;
+  /** remoteuser mode: peer addresses whose header is believed. */
+  trustedProxies: string[];
+  keystoneAuthUrl: string;
+  /** Sent back in `WWW-Authenticate` on 401; empty: `keystoneAuthUrl`. */
+  keystoneWwwAuthenticateUri: string;
+  keystoneUsername: string;
+  keystonePassword: string;
+  keystoneUserDomainName: string;
+  keystoneProjectName: string;
+  keystoneProjectDomainName: string;
+  /** Validated tokens remembered at most. */
+  keystoneCacheSize: number;
+  /** Seconds a token validation is trusted (never past the token's expiry). */
+  keystoneCacheTtl: number;
 }
+
+export const AUTH_MODES = ['basic', 'remoteuser', 'keystone'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
 
 interface Option {
   key: keyof Config;
@@ -66,6 +91,13 @@ export const OPTIONS: readonly Option[] = [
   },
   { key: 'bodyLimit', flag: 'body-limit', env: 'GNOCCHI_BODY_LIMIT', kind: 'int', help: 'maximum request body, bytes' },
   { key: 'mapSize', flag: 'map-size', env: 'GNOCCHI_MAP_SIZE', kind: 'int', help: 'maximum LMDB size, bytes' },
+  {
+    key: 'maxBacklog',
+    flag: 'max-backlog',
+    env: 'GNOCCHI_MAX_BACKLOG',
+    kind: 'int',
+    help: 'measures waiting to be processed past which pushes answer 503 (0: no bound)',
+  },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'GNOCCHI_CORS_ORIGINS', kind: 'list', help: 'allowed CORS origins' },
   {
     key: 'proxyHeaders',
@@ -82,6 +114,67 @@ export const OPTIONS: readonly Option[] = [
     kind: 'list',
     help: `built-in resource types to create at startup if missing (${Object.keys(BUILTIN_RESOURCE_TYPES).join(', ')})`,
   },
+  { key: 'authMode', flag: 'auth-mode', env: 'GNOCCHI_AUTH_MODE', kind: 'string', help: `authentication: ${AUTH_MODES.join(', ')}` },
+  { key: 'policyFile', flag: 'policy-file', env: 'GNOCCHI_POLICY_FILE', kind: 'string', help: 'access policy, YAML or JSON (default: built-in)' },
+  {
+    key: 'remoteUserHeader',
+    flag: 'remote-user-header',
+    env: 'GNOCCHI_REMOTE_USER_HEADER',
+    kind: 'string',
+    help: 'remoteuser mode: header naming the authenticated user',
+  },
+  {
+    key: 'trustedProxies',
+    flag: 'trusted-proxies',
+    env: 'GNOCCHI_TRUSTED_PROXIES',
+    kind: 'list',
+    help: 'remoteuser mode: proxy addresses allowed to set that header',
+  },
+  { key: 'keystoneAuthUrl', flag: 'keystone-auth-url', env: 'GNOCCHI_KEYSTONE_AUTH_URL', kind: 'string', help: 'keystone mode: Identity v3 endpoint' },
+  {
+    key: 'keystoneWwwAuthenticateUri',
+    flag: 'keystone-www-authenticate-uri',
+    env: 'GNOCCHI_KEYSTONE_WWW_AUTHENTICATE_URI',
+    kind: 'string',
+    help: 'keystone mode: public Identity endpoint named in 401 answers',
+  },
+  { key: 'keystoneUsername', flag: 'keystone-username', env: 'GNOCCHI_KEYSTONE_USERNAME', kind: 'string', help: 'keystone mode: service user' },
+  { key: 'keystonePassword', flag: 'keystone-password', env: 'GNOCCHI_KEYSTONE_PASSWORD', kind: 'string', help: 'keystone mode: service user password' },
+  {
+    key: 'keystoneUserDomainName',
+    flag: 'keystone-user-domain-name',
+    env: 'GNOCCHI_KEYSTONE_USER_DOMAIN_NAME',
+    kind: 'string',
+    help: 'keystone mode: domain of the service user',
+  },
+  {
+    key: 'keystoneProjectName',
+    flag: 'keystone-project-name',
+    env: 'GNOCCHI_KEYSTONE_PROJECT_NAME',
+    kind: 'string',
+    help: 'keystone mode: project of the service token',
+  },
+  {
+    key: 'keystoneProjectDomainName',
+    flag: 'keystone-project-domain-name',
+    env: 'GNOCCHI_KEYSTONE_PROJECT_DOMAIN_NAME',
+    kind: 'string',
+    help: 'keystone mode: domain of that project',
+  },
+  {
+    key: 'keystoneCacheSize',
+    flag: 'keystone-cache-size',
+    env: 'GNOCCHI_KEYSTONE_CACHE_SIZE',
+    kind: 'int',
+    help: 'keystone mode: validated tokens cached (0: none)',
+  },
+  {
+    key: 'keystoneCacheTtl',
+    flag: 'keystone-cache-ttl',
+    env: 'GNOCCHI_KEYSTONE_CACHE_TTL',
+    kind: 'int',
+    help: 'keystone mode: seconds a validation is cached',
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -96,10 +189,24 @@ export function defaultConfig(): Config {
     processingIntervalMs: 100,
     bodyLimit: 128 * 1024 * 1024,
     mapSize: 64 * 1024 ** 3,
+    maxBacklog: 5_000_000,
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
     builtinResourceTypes: [],
+    authMode: 'basic',
+    policyFile: '',
+    remoteUserHeader: 'X-Remote-User',
+    trustedProxies: ['127.0.0.1', '::1'],
+    keystoneAuthUrl: '',
+    keystoneWwwAuthenticateUri: '',
+    keystoneUsername: '',
+    keystonePassword: '',
+    keystoneUserDomainName: 'Default',
+    keystoneProjectName: '',
+    keystoneProjectDomainName: 'Default',
+    keystoneCacheSize: 10000,
+    keystoneCacheTtl: 300,
   };
 }
 
@@ -187,6 +294,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       `--builtin-resource-types: unknown ${unknown.join(', ')} (known: ${Object.keys(BUILTIN_RESOURCE_TYPES).join(', ')})`,
     );
   }
+  if (!(AUTH_MODES as readonly string[]).includes(config.authMode)) {
+    throw new ConfigError(`--auth-mode: expected one of ${AUTH_MODES.join(', ')}, got ${config.authMode}`);
+  }
   return config;
 }
 
@@ -199,5 +309,6 @@ export function engineOptions(config: Config): EngineOptions {
     workers: config.workers,
     processingIntervalMs: config.processingIntervalMs,
     mapSize: config.mapSize,
+    maxBacklog: config.maxBacklog,
   };
 }

@@ -4,7 +4,7 @@ import { NoSuchArchivePolicyRule } from '../../engine/errors.js';
 import type { ArchivePolicyRule } from '../../engine/index.js';
 import { checkObject, checkString } from '../../engine/validate.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { readJsonBody, setLocation } from '../http.js';
 import { enforce } from '../policy.js';
 
@@ -21,7 +21,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
   const urls = { proxyHeaders: ctx.config.proxyHeaders };
 
   app.post('/v1/archive_policy_rule', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     enforce('create archive policy rule', who);
     const body = checkObject(readJsonBody(request), [], { required: ['name', 'metric_pattern', 'archive_policy_name'] });
     const rule = await index.createRule({
@@ -34,12 +34,12 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
   });
 
   app.get('/v1/archive_policy_rule', async (request) => {
-    enforce('list archive policy rule', basicIdentity(request));
+    enforce('list archive policy rule', identify(request));
     return index.listRules().map(ruleToJson);
   });
 
   app.get<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rule = index.getRule(request.params.name);
     if (rule === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     enforce('get archive policy rule', who);
@@ -47,7 +47,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
   });
 
   app.patch<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     const body = checkObject(readJsonBody(request), [], { required: ['name'] });
     const newName = checkString(body.name, ['name']);
@@ -56,7 +56,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
   });
 
   app.delete<{ Params: NameParams }>('/v1/archive_policy_rule/:name', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     enforce('delete archive policy rule', who);
     await index.deleteRule(request.params.name);

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseArchivePolicy, patchArchivePolicy, policyToJson } from '../../engine/archive-policy.js';
 import { NoSuchArchivePolicy } from '../../engine/errors.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { readJsonBody, setLocation } from '../http.js';
 import { enforce } from '../policy.js';
 
@@ -16,7 +16,7 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
   const urls = { proxyHeaders: ctx.config.proxyHeaders };
 
   app.post('/v1/archive_policy', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     enforce('create archive policy', who);
     const policy = parseArchivePolicy(readJsonBody(request), ctx.config.defaultAggregationMethods);
     await index.createPolicy(policy);
@@ -25,19 +25,19 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   app.get('/v1/archive_policy', async (request) => {
-    enforce('list archive policy', basicIdentity(request));
+    enforce('list archive policy', identify(request));
     return index.listPolicies().map(policyToJson);
   });
 
   app.get<{ Params: NameParams }>('/v1/archive_policy/:name', async (request) => {
-    enforce('get archive policy', basicIdentity(request));
+    enforce('get archive policy', identify(request));
     const policy = index.getPolicy(request.params.name);
     if (policy === undefined) throw new NoSuchArchivePolicy(request.params.name);
     return policyToJson(policy);
   });
 
   app.patch<{ Params: NameParams }>('/v1/archive_policy/:name', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const { name } = request.params;
     if (index.getPolicy(name) === undefined) throw new NoSuchArchivePolicy(name);
     enforce('update archive policy', who);
@@ -46,7 +46,7 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   app.delete<{ Params: NameParams }>('/v1/archive_policy/:name', async (request, reply) => {
-    enforce('delete archive policy', basicIdentity(request));
+    enforce('delete archive policy', identify(request));
     await index.deletePolicy(request.params.name);
     return reply.code(204).send();
   });

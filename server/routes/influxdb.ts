@@ -19,10 +19,11 @@ import { ArgumentError, BadRequest, EngineError, InvalidInput, ResourceTypeAlrea
 import { resourceUuid } from '../../engine/resource-id.js';
 import { isPrecision, LineProtocolError, parseLines, timestampMicros, type Point } from '../../formats/line-protocol.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { queryOf, single } from '../http.js';
 import { enforce } from '../policy.js';
+import { creatorTarget } from '../policy-targets.js';
 
 export const INFLUXDB_VERSION = 'Gnocchi 4.4.2';
 export const DEFAULT_TAG_RESOURCE_ID = 'host';
@@ -109,7 +110,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     if (q !== undefined) {
       const name = parseCreateDatabase(q);
       if (name === undefined) throw notImplemented();
-      const who = basicIdentity(request);
+      const who = identify(request);
       enforce('create resource type', who);
       if (name === '' || [...name].length > MAX_DATABASE_NAME_LENGTH) {
         throw new InvalidInput(`length of value must be between 1 and ${MAX_DATABASE_NAME_LENGTH}`, ['name']);
@@ -124,7 +125,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.post('/v1/influxdb/write', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const query = queryOf(request);
     const db = single(query, 'db') ?? 'influxdb';
     const precision = single(query, 'precision') ?? 'ns';
@@ -170,10 +171,10 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
           attrs: {},
           metricNames: [...plan.metrics.keys()],
         },
-        (creator) => enforce('update resource', who, { creator }),
+        (creator) => enforce('update resource', who, creatorTarget(creator)),
       );
       for (const [name, m] of metrics) {
-        enforce('post measures', who, { creator: m.creator });
+        enforce('post measures', who, creatorTarget(m.creator));
         const measures = plan.metrics.get(name)!;
         batch.set(m.id, { timestamps: Float64Array.from(measures.timestamps), values: Float64Array.from(measures.values) });
       }

@@ -9,9 +9,10 @@ import { scanMeasureBatch, scanMeasureList } from '../../formats/measure-scan.js
 import { pyFloat } from '../../formats/json.js';
 import { formatTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { jsonBodyText, parseJsonText } from '../http.js';
 import { enforce } from '../policy.js';
+import { creatorTarget } from '../policy-targets.js';
 import { normalizeUuid } from './metric.js';
 
 /** Decodes a measure list; `path` locates it inside a larger body, for the error. */
@@ -70,13 +71,13 @@ export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const { engine } = ctx;
 
   app.post('/v1/batch/metrics/measures', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const text = jsonBodyText(request);
     const decoded = scannedBatch(text) ?? decodeBatch(parseJsonText(text));
     const metrics = [...decoded.keys()].map((id) => engine.index.getMetric(id));
     const missing = [...decoded.keys()].filter((_, i) => metrics[i] === undefined);
     if (missing.length > 0) throw new BadRequest(`Unknown metrics: ${missing.sort().join(', ')}`);
-    for (const metric of metrics) enforce('post measures', who, { creator: metric!.creator });
+    for (const metric of metrics) enforce('post measures', who, creatorTarget(metric!.creator));
     await engine.addMeasures(decoded);
     return reply.code(202).send();
   });

@@ -11,10 +11,11 @@ import { parseDuration } from '../../formats/duration.js';
 import { FormatError } from '../../formats/errors.js';
 import { parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity, creatorParts, type Identity } from '../auth.js';
+import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
+import { listMetricsWhere, metricPolicyPredicate } from '../policy-filter.js';
 import { readMeasuresBody, serializePoints } from './measures.js';
 
 interface IdParams {
@@ -59,8 +60,19 @@ export function metricToJson(engine: Engine, m: MetricRecord, resourceKey: 'reso
   return { ...metricBase(m), [resourceKey]: m.resourceId, archive_policy: policyToJson(engine.policyOf(m)) };
 }
 
-function policyTarget(m: MetricRecord) {
-  return { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId };
+/** Gnocchi loads a metric with its resource before checking it. */
+function policyTarget(engine: Engine, m: MetricRecord) {
+  const { userId, projectId } = creatorParts(m.creator);
+  const resource = m.resourceId === null ? undefined : engine.resources.get('generic', m.resourceId);
+  return {
+    creator: m.creator,
+    created_by_user_id: userId,
+    created_by_project_id: projectId,
+    resource_id: m.resourceId,
+    ...(resource === undefined
+      ? {}
+      : { 'resource.project_id': resource.projectId, 'resource.user_id': resource.userId, 'resource.creator': resource.creator }),
+  };
 }
 
 /** Looks a metric up by the id in the path and checks the caller may use it. */
@@ -68,7 +80,7 @@ export function loadMetric(engine: Engine, who: Identity, id: string, rule: Rule
   const uuid = normalizeUuid(id);
   const metric = uuid === undefined ? undefined : engine.index.getMetric(uuid);
   if (metric === undefined) throw new NoSuchMetric(id);
-  enforce(rule, who, policyTarget(metric));
+  enforce(rule, who, policyTarget(engine, metric));
   return metric;
 }
 
@@ -148,7 +160,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const urls = { proxyHeaders: config.proxyHeaders };
 
   app.post('/v1/metric', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const body = checkObject(readJsonBody(request), [], { optional: ['archive_policy_name', 'name', 'unit', 'resource_id'] });
     for (const key of ['archive_policy_name', 'name', 'unit'] as const) {
       if (body[key] !== undefined && typeof body[key] !== 'string') throw invalidValue('expected str', [key]);
@@ -184,8 +196,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
   });
 
   app.get('/v1/metric', async (request, reply) => {
-    // In basic mode Gnocchi applies no policy filter to metric listings.
-    basicIdentity(request);
+    const who = identify(request);
     const query = queryOf(request);
     const filter: MetricFilter = {};
     for (const key of LIST_FILTERS) {
@@ -196,34 +207,36 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const projectId = single(query, 'project_id');
     if (userId !== undefined || projectId !== undefined) filter.creator = `${userId ?? ''}:${projectId ?? ''}`;
     const page = pageOptions(query, config.maxLimit);
-    const metrics = engine.index.listMetrics({
+    const options = {
       filter,
       sorts: parseSorts(query),
       limit: page.limit,
       ...(page.marker === undefined ? {} : { marker: page.marker }),
-    });
+    };
+    const visible = metricPolicyPredicate(engine, who, 'list metric');
+    const metrics = visible === undefined ? engine.index.listMetrics(options) : listMetricsWhere(engine, options, visible);
     if (metrics.length >= page.limit) setNextLink(reply, request, urls, metrics[metrics.length - 1]!.id, page.limit);
     return metrics.map((m) => metricToJson(engine, m, 'resource_id'));
   });
 
   app.get<{ Params: IdParams }>('/v1/metric/:id', async (request) => {
-    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'get metric');
+    const metric = loadMetric(engine, identify(request), request.params.id, 'get metric');
     return metricToJson(engine, metric, 'resource');
   });
 
   app.delete<{ Params: IdParams }>('/v1/metric/:id', async (request, reply) => {
-    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'delete metric');
+    const metric = loadMetric(engine, identify(request), request.params.id, 'delete metric');
     await engine.deleteMetric(metric.id);
     return reply.code(204).send();
   });
 
   app.get<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
-    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'get measures');
+    const metric = loadMetric(engine, identify(request), request.params.id, 'get measures');
     return getMeasures(ctx, request, reply, metric);
   });
 
   app.post<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
-    const metric = loadMetric(engine, basicIdentity(request), request.params.id, 'post measures');
+    const metric = loadMetric(engine, identify(request), request.params.id, 'post measures');
     const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[metric.id, measures]]));
     return reply.code(202).send();

@@ -20,9 +20,10 @@ import { attributeValue, type AttributeDef, type AttributeValue } from '../../en
 import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
 import { decodeRemoteWrite, PrometheusDecodeError, PrometheusTooLarge, type WriteRequest } from '../../formats/prometheus-remote.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { enforce } from '../policy.js';
+import { creatorTarget } from '../policy-targets.js';
 
 export const PROMETHEUS_RESOURCE_TYPE = 'prometheus';
 
@@ -69,7 +70,7 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
   const { engine, config } = ctx;
 
   app.post('/v1/prometheus/write', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const raw = request.body;
     const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
     let decoded: WriteRequest;
@@ -121,10 +122,10 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
           attrs: plan.attrs,
           metricNames: [...plan.metrics.keys()],
         },
-        (creator) => enforce('update resource', who, { creator }),
+        (creator) => enforce('update resource', who, creatorTarget(creator)),
       );
       for (const [name, m] of metrics) {
-        enforce('post measures', who, { creator: m.creator });
+        enforce('post measures', who, creatorTarget(m.creator));
         batch.set(m.id, plan.metrics.get(name)!);
       }
     }

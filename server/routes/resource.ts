@@ -34,11 +34,13 @@ import { QueryInputError, validateResourceQuery, type QueryNode } from '../../fo
 import { parseResourceQueryString } from '../../formats/resource-query-string.js';
 import { formatTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity, creatorParts, type Identity } from '../auth.js';
+import { creatorParts, identify, type Identity } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
+import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
+import { creatorTarget } from '../policy-targets.js';
 import { decodeMeasuresBody, readMeasuresBody } from './measures.js';
 import { getMeasures, metricToJson } from './metric.js';
 
@@ -272,7 +274,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   /** The resource of a path, after the policy check. */
   function load(request: FastifyRequest<{ Params: ResourceParams }>, rule: RuleName): { who: Identity; r: ResourceRecord; rt: ResourceTypeRecord } {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rt = resources.getType(request.params.type);
     let id: string;
     try {
@@ -289,12 +291,12 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Resource types
 
   app.get('/v1/resource_type', async (request) => {
-    enforce('list resource type', basicIdentity(request));
+    enforce('list resource type', identify(request));
     return resources.listTypes().map(resourceTypeToJson);
   });
 
   app.post('/v1/resource_type', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rt = parseResourceTypeBody(readJsonBody(request));
     enforce('create resource type', who);
     const created = await resources.createType(rt);
@@ -303,14 +305,14 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.get<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rt = resources.getType(request.params.name);
     enforce('get resource type', who);
     return resourceTypeToJson(rt);
   });
 
   app.delete<{ Params: { name: string } }>('/v1/resource_type/:name', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     resources.getType(request.params.name);
     enforce('delete resource type', who);
     await resources.deleteType(request.params.name);
@@ -318,7 +320,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.patch<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rt = resources.getType(request.params.name);
     enforce('update resource type', who);
     const patch = readJsonBody(request, ['application/json-patch+json']);
@@ -362,13 +364,14 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.get<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
-    basicIdentity(request);
+    const who = identify(request);
     resources.getType(request.params.type);
-    return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, undefined);
+    const filter = resourcePolicyFilter(who, 'list resource', request.params.type);
+    return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, filter);
   });
 
   app.post<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const rt = resources.getType(request.params.type);
     const body = parseResourceBody(engine, rt, readJsonBody(request), who.creator, true);
     enforce('create resource', who);
@@ -389,12 +392,12 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.delete<{ Params: TypeParams }>('/v1/resource/:type', async (request) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     resources.getType(request.params.type);
     const filter = readResourceFilter(request, who);
     if (filter === undefined) throw new BadRequest('caution: the query can not be empty, or it will delete entire database');
-    // In basic mode Gnocchi applies no policy to batch deletes.
-    return { deleted: await resources.deleteMatching(request.params.type, filter) };
+    const scope = narrowed(resourcePolicyFilter(who, 'delete resources', request.params.type), filter);
+    return { deleted: await resources.deleteMatching(request.params.type, scope) };
   });
 
   app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
@@ -464,7 +467,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   function namedMetric(request: FastifyRequest<{ Params: NamedMetricParams }>, rule: RuleName): MetricRecord {
-    const who = basicIdentity(request);
+    const who = identify(request);
     resources.getType(request.params.type);
     let id: string;
     try {
@@ -503,7 +506,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Batch of measures by resource and metric name
 
   app.post('/v1/batch/resources/metrics/measures', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const create = boolParam(queryOf(request), 'create_metrics');
     const body = readJsonBody(request);
     if (!isPlainObject(body)) throw invalidValue('expected a dictionary', []);
@@ -545,7 +548,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       for (const [name, item] of e.metrics) {
         const m = resources.metricByName(e.rid, name);
         if (m !== undefined) {
-          enforce('post measures', who, { creator: m.creator });
+          enforce('post measures', who, creatorTarget(m.creator));
           known.set(m.id, item.measures);
         } else if (!create) {
           unknownMetrics.push(`${e.rid}/${name}`);

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { VALID_AGGREGATION_METHODS } from '../../engine/archive-policy.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { baseUrl, boolParam, queryOf } from '../http.js';
 import { enforce } from '../policy.js';
 
@@ -40,12 +40,13 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
   app.get('/v1/capabilities', async () => ({ aggregation_methods: VALID_AGGREGATION_METHODS }));
 
   app.get('/v1/status', async (request) => {
-    enforce('get status', basicIdentity(request));
-    const backlog = ctx.engine.processor.backlog();
+    enforce('get status', identify(request));
+    const details = boolParam(queryOf(request), 'details', true);
+    const backlog = ctx.engine.processor.backlog(details);
     const storage: Record<string, unknown> = {
       summary: { metrics: backlog.metrics, measures: backlog.measures },
     };
-    if (boolParam(queryOf(request), 'details', true)) storage.measures_to_process = backlog.perMetric;
+    if (details) storage.measures_to_process = backlog.perMetric;
     return { storage, metricd: { processors: null, statistics: {} } };
   });
 }

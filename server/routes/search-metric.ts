@@ -13,7 +13,7 @@ import { FormatError } from '../../formats/errors.js';
 import { pyFloat } from '../../formats/json.js';
 import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
-import { basicIdentity, creatorParts } from '../auth.js';
+import { creatorParts, identify } from '../auth.js';
 import { many, queryOf, readJsonBody, single } from '../http.js';
 import { enforce } from '../policy.js';
 import { metricToJson, normalizeUuid } from './metric.js';
@@ -112,11 +112,11 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
   const { engine } = ctx;
 
   app.post('/v1/search/metric', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     const query = queryOf(request);
     const metrics = lookupMetrics(engine, many(query, 'metric_id'));
     for (const m of metrics) {
-      enforce('get measures', who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId });
+      enforce('search metric', who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId });
     }
     const rawBody = request.body;
     if (rawBody === undefined || rawBody === null || (Buffer.isBuffer(rawBody) && rawBody.length === 0)) {

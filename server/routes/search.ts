@@ -1,8 +1,9 @@
 /** /v1/search/resource/{type}: resource search, JSON body or STRING `filter`. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
-import { basicIdentity } from '../auth.js';
+import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
+import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { listResources, readResourceFilter } from './resource.js';
 
 interface TypeParams {
@@ -14,10 +15,9 @@ export async function searchRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const urls = { proxyHeaders: config.proxyHeaders };
 
   app.post<{ Params: TypeParams }>('/v1/search/resource/:type', async (request, reply) => {
-    const who = basicIdentity(request);
+    const who = identify(request);
     engine.resources.getType(request.params.type);
-    const filter = readResourceFilter(request, who);
-    // In basic mode Gnocchi applies no policy filter to searches.
+    const filter = narrowed(resourcePolicyFilter(who, 'search resource', request.params.type), readResourceFilter(request, who));
     return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, filter);
   });
 
