@@ -1,10 +1,10 @@
 /**
  * The aggregates evaluator (align, fill, overlap, operations) over 100 series
  * of 10,000 points: `(aggregate mean ...)` alone, after `resample`, after
- * `rolling`, reported as input points per second. Then where splitting one
- * request across workers pays: the same evaluation inline, on one worker, and
- * cut in two time ranges on two workers, for growing sizes. `run()` prints
- * both tables; running the file calls it:
+ * `rolling` (mean, std, median, max), reported as input points per second.
+ * Then where splitting one request across workers pays: the same evaluation
+ * inline, on one worker, and cut in two time ranges on two workers, for
+ * growing sizes. `run()` prints both tables; running the file calls it:
  *
  *   npx tsc -p tsconfig.json && node dist/bench/aggregates.bench.js
  */
@@ -30,6 +30,9 @@ async function evaluator(): Promise<void> {
     ['(aggregate mean (resample mean 1h (metric ...)))', makeOperations(SERIES, (m) => ['resample', 'mean', '3600', m])],
     ['(aggregate mean (rolling mean 5 (metric ...)))', makeOperations(SERIES, (m) => ['rolling', 'mean', '5', m])],
     ['(aggregate mean (rolling mean 60 (metric ...)))', makeOperations(SERIES, (m) => ['rolling', 'mean', '60', m])],
+    ['(aggregate mean (rolling std 60 (metric ...)))', makeOperations(SERIES, (m) => ['rolling', 'std', '60', m])],
+    ['(aggregate mean (rolling median 60 (metric ...)))', makeOperations(SERIES, (m) => ['rolling', 'median', '60', m])],
+    ['(aggregate mean (rolling max 60 (metric ...)))', makeOperations(SERIES, (m) => ['rolling', 'max', '60', m])],
   ];
   const bench = new Bench({ name: 'aggregates evaluator', time: 1000 });
   for (const [label, node] of cases) {

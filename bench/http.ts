@@ -7,15 +7,10 @@
  * Reports accepted measures/s (202s), processed measures/s (until /v1/status
  * shows no backlog) and read latencies; writes bench/results/http.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const AUTH = { authorization: `basic ${Buffer.from('admin:').toString('base64')}` };
-const JSON_HEADERS = { ...AUTH, 'content-type': 'application/json' };
+import { AUTH, JSON_HEADERS, call, percentile, pool, startServer, waitForBacklog } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -37,59 +32,10 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const main = fileURLToPath(new URL('../server/main.js', import.meta.url));
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the server.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, main, '--port', String(port), '--data-dir', dataDir, '--no-default-archive-policies'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      return child;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error('server did not start');
-}
-
-async function call(url: string, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(url, init);
-  if (res.status >= 400) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return res;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
-
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
   const opts = parseArgs(argv);
-  const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-bench-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = await startServer(dataDir, port);
+  const server = await startServer();
+  const { base } = server;
   try {
     await call(`${base}/v1/archive_policy`, {
       method: 'POST',
@@ -135,13 +81,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       await call(`${base}/v1/batch/metrics/measures`, { method: 'POST', headers: JSON_HEADERS, body });
     });
     const accepted = performance.now() - t0;
-    for (;;) {
-      const status = (await (await call(`${base}/v1/status?details=false`, { headers: AUTH })).json()) as {
-        storage: { summary: { measures: number } };
-      };
-      if (status.storage.summary.measures === 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitForBacklog(base);
     const processed = performance.now() - t0;
 
     const latencies: number[] = [];
@@ -172,9 +112,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     writeFileSync(join(out, 'http.json'), JSON.stringify(result, null, 2));
     return result;
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

@@ -26,6 +26,11 @@ export interface ReadOptions {
   start?: number;
   stop?: number;
   resample?: Grouping;
+  /**
+   * The newest timestamp of the read this one is a time slice of: retention
+   * counts from it instead of from the newest point this read sees.
+   */
+  newest?: number;
 }
 
 export interface AggregatedSeries extends Series {
@@ -73,7 +78,7 @@ function readColumn(
     start: [metricId, granularity, startKey],
     end: [metricId, granularity, endKey],
   })) {
-    take(decodeStoredSplit(value, key[2], granularity, ncols));
+    take(decodeStoredSplit(value, key[2], granularity, ncols, column));
   }
   const state = storage.states.get(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity, column);
@@ -103,7 +108,7 @@ export function readMeasures(storage: Storage, metricId: string, policy: Archive
     let series = readColumn(storage, metricId, policy, granularity, column, options.start, options.stop);
     const n = series.timestamps.length;
     if (item?.timespan != null && n > 0) {
-      const oldest = series.timestamps[n - 1]! - item.timespan;
+      const oldest = (options.newest ?? series.timestamps[n - 1]!) - item.timespan;
       let from = lowerBound(series.timestamps, oldest);
       while (from < n && series.timestamps[from]! <= oldest) from++;
       series = slice(series, from, n);

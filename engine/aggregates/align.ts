@@ -48,6 +48,10 @@ export interface AggregatesResult {
   samplings: SamplingResult[];
 }
 
+function bytesOf(a: Float64Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
 /** Sorted union of sorted unique arrays, by successive linear merges. */
 export function unionTimestamps(arrays: readonly Float64Array[]): Float64Array {
   let acc: Float64Array = new Float64Array(0);
@@ -57,17 +61,9 @@ export function unionTimestamps(arrays: readonly Float64Array[]): Float64Array {
       acc = next;
       continue;
     }
-    if (next.length === acc.length && next[0] === acc[0] && next[next.length - 1] === acc[acc.length - 1]) {
-      // Series sharing their timestamps (the common case) need no merge.
-      let same = true;
-      for (let i = 0; i < next.length; i++) {
-        if (next[i] !== acc[i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) continue;
-    }
+    // Series sharing their timestamps (the common case) need no merge; timestamps
+    // hold no NaN nor -0, so equal bytes are equal values (memcmp, not a loop).
+    if (next.length === acc.length && next[0] === acc[0] && bytesOf(next).equals(bytesOf(acc))) continue;
     const out = new Float64Array(acc.length + next.length);
     let i = 0;
     let j = 0;
@@ -94,9 +90,14 @@ export function unionTimestamps(arrays: readonly Float64Array[]): Float64Array {
   return acc;
 }
 
-/** Places each series on the grid; holes hold `filler`. */
-export function toGrid(times: Float64Array, series: readonly InputSeries[], filler: number): Float64Array[] {
+/**
+ * Places each series on the grid; holes hold `filler`. A series covering the
+ * whole grid is its own column unless `copy` (the caller will fill in place).
+ */
+export function toGrid(times: Float64Array, series: readonly InputSeries[], filler: number, copy: boolean): Float64Array[] {
   return series.map((s) => {
+    // The timestamps are a sorted unique subset of the grid: as many are all of it.
+    if (s.timestamps.length === times.length) return copy ? s.values.slice() : s.values;
     const col = new Float64Array(times.length).fill(filler);
     let g = 0;
     for (let i = 0; i < s.timestamps.length; i++) {
@@ -161,8 +162,9 @@ export function alignAndEvaluate(inputs: readonly SamplingInput[], operations: O
     const keys = series.map((s) => s.key);
     let times = unionTimestamps(series.map((s) => s.timestamps));
     const filler = typeof fill === 'number' ? fill : NaN;
-    let columns = toGrid(times, series, filler);
-    if (typeof fill === 'string' && fill !== 'null' && fill !== 'dropna') applyFill(columns, fill);
+    const fills = typeof fill === 'string' && fill !== 'null' && fill !== 'dropna';
+    let columns = toGrid(times, series, filler, fills);
+    if (fills) applyFill(columns, fill);
 
     if (fill === undefined) {
       const rows = times.length;

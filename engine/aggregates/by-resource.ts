@@ -32,15 +32,24 @@ export type Interval = readonly [from: number, to: number];
  * nothing matches.
  */
 export function referencesByName(
-  resources: readonly ResourceMetrics[],
+  resources: Iterable<ResourceMetrics>,
   wildcards: readonly MetricRef[],
   resolve: (metricId: string) => ResolvedMetric | undefined,
   intervalsOf?: (resourceId: string) => readonly Interval[] | undefined,
 ): SeriesRef[] {
-  const patterns = wildcards.map((w) => ({ ...w, re: compileGlob(w.name) }));
+  const match = nameMatcher(wildcards);
   const refs: SeriesRef[] = [];
-  for (const r of resources) {
-    const intervals = intervalsOf?.(r.id);
+  for (const r of resources) refs.push(...match(r, resolve, intervalsOf?.(r.id)));
+  return refs;
+}
+
+/** The wildcards compiled once: the references of one resource, as {@link referencesByName} lists them. */
+export function nameMatcher(
+  wildcards: readonly MetricRef[],
+): (resource: ResourceMetrics, resolve: (metricId: string) => ResolvedMetric | undefined, intervals?: readonly Interval[]) => SeriesRef[] {
+  const patterns = wildcards.map((w) => ({ ...w, re: compileGlob(w.name) }));
+  return (r, resolve, intervals) => {
+    const refs: SeriesRef[] = [];
     for (const w of patterns) {
       for (const [name, metricId] of r.metrics) {
         if (!w.re.test(name)) continue;
@@ -57,8 +66,8 @@ export function referencesByName(
         });
       }
     }
-  }
-  return refs;
+    return refs;
+  };
 }
 
 /** The sorted unique names of the wildcards: the detail of "Metrics not found". */
@@ -76,20 +85,26 @@ export interface Group<T> {
 
 const keyOf = (values: readonly GroupValue[]): string => JSON.stringify(values);
 
-/** `itertools.groupby` over items already sorted by the group attributes: runs of equal values. */
-export function groupConsecutive<T>(items: readonly T[], valuesOf: (item: T) => GroupValue[]): Group<T>[] {
-  const groups: Group<T>[] = [];
+/** `itertools.groupby` over items already sorted by the group attributes: runs of equal values, as they complete. */
+export function* consecutiveRuns<T>(items: Iterable<T>, valuesOf: (item: T) => GroupValue[]): Generator<Group<T>> {
+  let current: Group<T> | undefined;
   let last: string | undefined;
   for (const item of items) {
     const values = valuesOf(item);
     const key = keyOf(values);
-    if (key !== last) {
-      groups.push({ values, members: [] });
+    if (current === undefined || key !== last) {
+      if (current !== undefined) yield current;
+      current = { values, members: [] };
       last = key;
     }
-    groups[groups.length - 1]!.members.push(item);
+    current.members.push(item);
   }
-  return groups;
+  if (current !== undefined) yield current;
+}
+
+/** {@link consecutiveRuns}, all at once. */
+export function groupConsecutive<T>(items: readonly T[], valuesOf: (item: T) => GroupValue[]): Group<T>[] {
+  return [...consecutiveRuns(items, valuesOf)];
 }
 
 /** Ascending, nulls last: the order the search sorts group attributes in. */

@@ -14,6 +14,7 @@ import {
 } from '../../formats/operations-nodes.js';
 import { unaggregable } from './errors.js';
 import { diffInPlace, reduce } from './reduce.js';
+import { rollingReduce } from './rolling.js';
 
 export type LookupKey = readonly [name: string, aggregation: string];
 
@@ -156,30 +157,8 @@ function aggregateAcross(columns: Float64Array[], rows: number, method: Reductio
   return method.rate ? diffInPlace(out) : out;
 }
 
-function rolling(column: Float64Array, window: number, method: ReductionMethod): Float64Array {
-  const rows = column.length - window + 1;
-  const out = new Float64Array(Math.max(rows, 0));
-  const base = method.base;
-  if ((base === 'mean' || base === 'sum' || base === 'count') && window < 9) {
-    for (let r = 0; r < rows; r++) {
-      let sum = 0;
-      let cnt = 0;
-      for (let i = r; i < r + window; i++) {
-        const x = column[i]!;
-        if (x === x) {
-          sum += x;
-          cnt++;
-        }
-      }
-      out[r] = base === 'sum' ? sum : base === 'count' ? cnt : sum / cnt;
-    }
-  } else {
-    const view = { data: column, offset: 0, stride: 1, n: window };
-    for (let r = 0; r < rows; r++) {
-      view.offset = r;
-      out[r] = reduce(base, view, true);
-    }
-  }
+function rolled(column: Float64Array, window: number, method: ReductionMethod): Float64Array {
+  const out = rollingReduce(column, window, method.base);
   return method.rate ? diffInPlace(out) : out;
 }
 
@@ -230,7 +209,7 @@ export function evaluate(node: OperationNode, input: EvalInput): Evaluated {
         }
         let timestamps = e.timestamps.subarray(n.window - 1);
         if (n.method.rate) timestamps = timestamps.subarray(1);
-        return { ...e, timestamps, values: columns.map((c) => rolling(c, n.window, n.method)) };
+        return { ...e, timestamps, values: columns.map((c) => rolled(c, n.window, n.method)) };
       }
       case 'resample': {
         const e = run(n.operand);

@@ -16,7 +16,7 @@ export interface View {
 }
 
 /** numpy's pairwise_sum (blocks of 8 accumulators up to 128, then halving). */
-function pairwise(data: Float64Array, offset: number, n: number, stride: number): number {
+export function pairwise(data: Float64Array, offset: number, n: number, stride: number): number {
   if (n < 8) {
     let res = 0;
     for (let i = 0; i < n; i++) res += data[offset + i * stride]!;

@@ -4,19 +4,87 @@
  * thread. Only the task (ids, policies, the AST) and the result cross.
  */
 import { Piscina } from 'piscina';
+import type { ArchivePolicy } from '../archive-policy.js';
 import { EngineError } from '../errors.js';
 import type { Storage } from '../storage.js';
 import type { AggregatesResult } from './align.js';
-import { runAggregatesTaskSafely, type AggregatesTask, type TaskOutcome } from './task.js';
+import { runAggregatesTaskSafely, type AggregatesTask, type SeriesRef, type TaskOutcome } from './task.js';
 
 export interface AggregatesRunner {
   run(task: AggregatesTask): Promise<AggregatesResult>;
   destroy(): Promise<void>;
 }
 
+/**
+ * A task as it crosses to a worker. Structured cloning costs per object, on
+ * the main thread: each distinct policy goes once and the references go as
+ * columns of primitives (a 100-series task is ~700 objects fewer).
+ */
+export interface WireTask {
+  task: Omit<AggregatesTask, 'refs'>;
+  policies: ArchivePolicy[];
+  policyOf: number[];
+  metricIds: string[];
+  aggregations: string[];
+  keyNames: string[];
+  keyAggregations: string[];
+  /** Per reference, its `intervals` or null. */
+  intervals: (SeriesRef['intervals'] | null)[];
+  /** Per reference, its `newest` or null. */
+  newest: (number | null)[];
+}
+
 export interface AggregatesWorkerTask {
   dataDir: string;
-  task: AggregatesTask;
+  wire: WireTask;
+}
+
+export function packTask({ refs, ...task }: AggregatesTask): WireTask {
+  const wire: WireTask = {
+    task,
+    policies: [],
+    policyOf: [],
+    metricIds: [],
+    aggregations: [],
+    keyNames: [],
+    keyAggregations: [],
+    intervals: [],
+    newest: [],
+  };
+  const index = new Map<ArchivePolicy, number>();
+  for (const ref of refs) {
+    let i = index.get(ref.policy);
+    if (i === undefined) {
+      i = wire.policies.push(ref.policy) - 1;
+      index.set(ref.policy, i);
+    }
+    wire.policyOf.push(i);
+    wire.metricIds.push(ref.metricId);
+    wire.aggregations.push(ref.aggregation);
+    wire.keyNames.push(ref.key[0]);
+    wire.keyAggregations.push(ref.key[1]);
+    wire.intervals.push(ref.intervals ?? null);
+    wire.newest.push(ref.newest ?? null);
+  }
+  return wire;
+}
+
+/** The task a worker runs: what reading and evaluating use (the reported names stay on the main thread). */
+export function unpackTask(wire: WireTask): AggregatesTask {
+  const refs: SeriesRef[] = wire.metricIds.map((metricId, i) => {
+    const intervals = wire.intervals[i];
+    const newest = wire.newest[i];
+    return {
+      metricId,
+      policy: wire.policies[wire.policyOf[i]!]!,
+      aggregation: wire.aggregations[i]!,
+      key: [wire.keyNames[i]!, wire.keyAggregations[i]!],
+      name: metricId,
+      ...(intervals === null || intervals === undefined ? {} : { intervals }),
+      ...(newest === null || newest === undefined ? {} : { newest }),
+    };
+  });
+  return { ...wire.task, refs };
 }
 
 function unwrap(outcome: TaskOutcome): AggregatesResult {
@@ -43,7 +111,7 @@ function workerFile(): string {
 export function workerAggregatesRunner(dataDir: string, threads: number): AggregatesRunner {
   const pool = new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
   return {
-    run: async (task) => unwrap((await pool.run({ dataDir, task } satisfies AggregatesWorkerTask)) as TaskOutcome),
+    run: async (task) => unwrap((await pool.run({ dataDir, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: () => pool.destroy(),
   };
 }

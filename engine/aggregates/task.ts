@@ -30,6 +30,8 @@ export interface SeriesRef {
    * are left out. Sorted, disjoint.
    */
   intervals?: readonly (readonly [number, number])[];
+  /** In a task cut in time ranges: the newest timestamp of the whole read, from which retention counts. */
+  newest?: number;
 }
 
 export interface AggregatesTask {
@@ -78,6 +80,23 @@ export function planGranularities(refs: readonly SeriesRef[], granularity: numbe
   return granularities;
 }
 
+/**
+ * At most how many points the task reads: per reference and granularity the
+ * policy's points, or fewer when both bounds are given; Infinity when a
+ * policy keeps points without bound and the window is open.
+ */
+export function estimatedPoints(task: Pick<AggregatesTask, 'refs' | 'granularities' | 'start' | 'stop'>): number {
+  let total = 0;
+  for (const g of task.granularities) {
+    const windowed = task.start !== undefined && task.stop !== undefined ? Math.max(0, Math.ceil((task.stop - task.start) / g)) + 1 : Infinity;
+    for (const ref of task.refs) {
+      const kept = ref.policy.definition.find((d) => d.granularity === g)?.points ?? Infinity;
+      total += Math.min(kept, windowed);
+    }
+  }
+  return total;
+}
+
 /** The points of `series` whose timestamp falls in one of the sorted, disjoint `intervals`. */
 export function keepIntervals(series: Series, intervals: readonly (readonly [number, number])[]): Series {
   const { timestamps, values } = series;
@@ -109,6 +128,7 @@ export function runAggregatesTask(storage: Storage, task: AggregatesTask): Aggre
         ...(task.start === undefined ? {} : { start: task.start }),
         ...(task.stop === undefined ? {} : { stop: task.stop }),
         ...(task.resample === undefined ? {} : { resample: task.resample }),
+        ...(ref.newest === undefined ? {} : { newest: ref.newest }),
       });
       const kept = ref.intervals === undefined ? series! : keepIntervals(series!, ref.intervals);
       const g: Grouping = task.resample ?? granularity;

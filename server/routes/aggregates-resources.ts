@@ -6,13 +6,12 @@
  */
 import type { FastifyRequest } from 'fastify';
 import {
-  groupConsecutive,
+  consecutiveRuns,
   historyGroups,
-  referencesByName,
+  nameMatcher,
   wildcardNames,
   type GroupValue,
   type Interval,
-  type ResourceMetrics,
 } from '../../engine/aggregates/by-resource.js';
 import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
 import type { Engine } from '../../engine/engine.js';
@@ -20,7 +19,7 @@ import { BadRequest, InvalidInput } from '../../engine/errors.js';
 import { resourceUuid } from '../../engine/resource-id.js';
 import { fieldKind, fieldOf } from '../../engine/resource-search.js';
 import type { ResourceTypeRecord } from '../../engine/resource-type.js';
-import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision } from '../../engine/resources.js';
+import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision, type SortSpec } from '../../engine/resources.js';
 import { isPlainObject } from '../../engine/validate.js';
 import { pyJson } from '../../formats/json.js';
 import type { MetricRef } from '../../formats/operations-nodes.js';
@@ -91,25 +90,34 @@ export interface ByResourceRequest {
   args: CommonArgs;
   resample: Grouping | undefined;
   details: boolean;
+  /** Resources read from the index at a time. */
+  pageSize: number;
 }
 
-/** `{"measures": ..., "references"?: [...]}`, or null when no metric matched. */
+/**
+ * `{"measures": ..., "references"?: [...]}`, or null when no metric matched.
+ * Reads the resources once, keeping only their references (and, for
+ * `details`, the revisions that had some).
+ */
 async function measuresOf(
   ctx: ByResourceRequest,
-  resources: readonly Revision[],
+  resources: Iterable<Revision>,
   intervalsOf?: (id: string) => readonly Interval[] | undefined,
 ): Promise<string | null> {
   const { engine, args, selection } = ctx;
-  const members: ResourceMetrics[] = resources.map((r) => ({ id: r.id, metrics: engine.resources.metricsOf(r.id) }));
-  const refs: SeriesRef[] = referencesByName(
-    members,
-    ctx.wildcards,
-    (id) => {
-      const m = engine.index.getMetric(id);
-      return m === undefined ? undefined : { id: m.id, policy: engine.policyOf(m) };
-    },
-    intervalsOf,
-  );
+  const match = nameMatcher(ctx.wildcards);
+  const resolve = (id: string) => {
+    const m = engine.index.getMetric(id);
+    return m === undefined ? undefined : { id: m.id, policy: engine.policyOf(m) };
+  };
+  const refs: SeriesRef[] = [];
+  const used: Revision[] = [];
+  for (const r of resources) {
+    const found = match({ id: r.id, metrics: engine.resources.metricsOf(r.id) }, resolve, intervalsOf?.(r.id));
+    if (found.length === 0) continue;
+    refs.push(...found);
+    if (ctx.details) used.push(r);
+  }
   if (refs.length === 0) return null;
   const granularities = planGranularities(refs, args.granularity);
   if (boolParam(queryOf(ctx.request), 'refresh')) await refreshMetrics(engine, [...new Set(refs.map((r) => r.metricId))]);
@@ -126,11 +134,10 @@ async function measuresOf(
   const result = await ctx.service.run(task);
   let text = `{"measures": ${measuresJson(result, refs, args.fill)}`;
   if (ctx.details) {
-    const used = new Set(refs.map((r) => r.resourceId));
     const shown = selection.type.name === 'generic' ? undefined : selection.type;
     const seen = new Set<string>();
-    const listed = resources
-      .filter((r) => used.has(r.id) && !seen.has(`${r.id}@${r.revision}`) && seen.add(`${r.id}@${r.revision}`))
+    const listed = used
+      .filter((r) => !seen.has(`${r.id}@${r.revision}`) && seen.add(`${r.id}@${r.revision}`))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.revision - b.revision));
     text += `, "references": ${pyJson(listed.map((r) => resourceToJson(engine, r, shown)))}`;
   }
@@ -142,9 +149,50 @@ function metricsNotFound(wildcards: readonly MetricRef[]): BadRequest {
 }
 
 /**
+ * The selected revisions in listing order, read from the index `pageSize` at
+ * a time: the selection is never materialised whole.
+ */
+function* listed(ctx: ByResourceRequest, history: boolean, sorts: SortSpec[]): Generator<Revision> {
+  const { engine, selection, pageSize } = ctx;
+  let marker: string | undefined;
+  for (;;) {
+    const page = engine.resources.list(selection.type.name, { filter: selection.filter, history, sorts, limit: pageSize, marker });
+    yield* page;
+    if (page.length < pageSize) return;
+    const last = page[page.length - 1]!;
+    marker = history ? `${last.id}@${last.revision}` : last.id;
+  }
+}
+
+/**
+ * Evaluates groups as the listing yields them, up to `width` at a time (the
+ * aggregates workers), answering in group order; the first failing group in
+ * that order fails the request, as a sequential loop would.
+ */
+async function inOrder(groups: Iterable<() => Promise<string | null>>, width: number): Promise<string[]> {
+  const parts: string[] = [];
+  const running: Promise<string | null>[] = [];
+  const settle = async () => {
+    const text = await running.shift()!;
+    if (text !== null) parts.push(text);
+  };
+  for (const start of groups) {
+    const p = start();
+    // Awaited in order below; this only keeps a later failure from being unhandled meanwhile.
+    p.catch(() => undefined);
+    running.push(p);
+    if (running.length >= width) await settle();
+  }
+  while (running.length > 0) await settle();
+  return parts;
+}
+
+/**
  * The answer of `/v1/aggregates` for a resource selection: measures of the
  * matching resources' metrics, or with `groupby` one entry per group (the
  * current attribute values, or with `use_history` the values at each time).
+ * The listing is sorted by the group attributes, so a group is complete, and
+ * evaluated, as soon as the next one starts.
  */
 export async function aggregatesByResource(ctx: ByResourceRequest): Promise<string> {
   const { engine, selection } = ctx;
@@ -154,7 +202,7 @@ export async function aggregatesByResource(ctx: ByResourceRequest): Promise<stri
   const type = selection.type;
   const history = useHistory && groupby.length > 0;
   const sorts = parseResourceSorts(groupby.length > 0 ? groupby : DEFAULT_RESOURCE_SORT, type, history);
-  const resources = engine.resources.list(type.name, { filter: selection.filter, history, sorts, limit: Infinity });
+  const resources = listed(ctx, history, sorts);
 
   if (groupby.length === 0) {
     const text = await measuresOf(ctx, resources);
@@ -162,25 +210,27 @@ export async function aggregatesByResource(ctx: ByResourceRequest): Promise<stri
     return text;
   }
 
-  const parts: string[] = [];
   const valuesOf = (r: Revision) => groupby.map((a) => groupValue(type, r, a));
-  if (history) {
-    const firsts = new Map<string, number | undefined>();
-    const isFirst = (r: Revision) => {
-      if (!firsts.has(r.id)) firsts.set(r.id, engine.resources.firstRevisionStart(r.id));
-      return firsts.get(r.id) === r.revisionStart;
-    };
-    const groups = historyGroups(resources, valuesOf, isFirst, ctx.args);
-    for (const g of groups) {
-      const text = await measuresOf(ctx, uniqueResources(g.revisions), (id) => g.intervals.get(id));
-      if (text !== null) parts.push(`{"group": ${groupJson(groupby, g.values)}, "measures": ${text}}`);
-    }
-  } else {
-    for (const g of groupConsecutive(resources, valuesOf)) {
-      const text = await measuresOf(ctx, g.members);
-      if (text !== null) parts.push(`{"group": ${groupJson(groupby, g.values)}, "measures": ${text}}`);
+  const entry = (values: readonly GroupValue[], text: string | null) =>
+    text === null ? null : `{"group": ${groupJson(groupby, values)}, "measures": ${text}}`;
+  function* evaluations(): Generator<() => Promise<string | null>> {
+    for (const run of consecutiveRuns(resources, valuesOf)) {
+      if (!history) {
+        yield async () => entry(run.values, await measuresOf(ctx, run.members));
+        continue;
+      }
+      const firsts = new Map<string, number | undefined>();
+      const isFirst = (r: Revision) => {
+        if (!firsts.has(r.id)) firsts.set(r.id, engine.resources.firstRevisionStart(r.id));
+        return firsts.get(r.id) === r.revisionStart;
+      };
+      // One run holds every revision with these values: at most one group.
+      for (const g of historyGroups(run.members, valuesOf, isFirst, ctx.args)) {
+        yield async () => entry(g.values, await measuresOf(ctx, uniqueResources(g.revisions), (id) => g.intervals.get(id)));
+      }
     }
   }
+  const parts = await inOrder(evaluations(), Math.max(1, engine.options.workers));
   if (parts.length === 0) throw metricsNotFound(ctx.wildcards);
   return `[${parts.join(', ')}]`;
 }

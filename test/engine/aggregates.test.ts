@@ -1,7 +1,7 @@
 // Cross-metric evaluation (engine/aggregates): alignment, fill modes,
 // overlap, and every operation, against values computed by hand.
 import { describe, expect, it } from 'vitest';
-import { alignAndEvaluate, dropsPoint, type AlignOptions, type Fill } from '../../engine/aggregates/align.js';
+import { alignAndEvaluate, dropsPoint, unionTimestamps, type AlignOptions, type Fill } from '../../engine/aggregates/align.js';
 import { EngineError } from '../../engine/errors.js';
 import { parseOperations } from '../../formats/operations.js';
 
@@ -174,5 +174,23 @@ describe('granularities', () => {
       { neededOverlap: 100, fill: 'dropna' as Fill },
     );
     expect(result.samplings.map((s) => s.granularity)).toEqual([60 * S, S]);
+  });
+});
+
+describe('unionTimestamps', () => {
+  it.each<[string, number[][], number[]]>([
+    ['equal arrays', [[1, 2, 3], [1, 2, 3]], [1, 2, 3]],
+    ['same length and ends, different middle', [[1, 2, 4], [1, 3, 4]], [1, 2, 3, 4]],
+    ['interleaved', [[1, 5], [2, 3, 9]], [1, 2, 3, 5, 9]],
+    ['one empty', [[], [4, 6]], [4, 6]],
+    ['three with a subset', [[1, 2, 3], [2], [0, 3]], [0, 1, 2, 3]],
+  ])('%s', (_name, arrays, expected) => {
+    expect([...unionTimestamps(arrays.map((a) => Float64Array.from(a)))]).toEqual(expected);
+  });
+
+  it('reads only the view of an array that is part of a larger buffer', () => {
+    const buffer = Float64Array.from([9, 1, 2, 3, 9]);
+    expect([...unionTimestamps([buffer.subarray(1, 4), Float64Array.from([1, 2, 3])])]).toEqual([1, 2, 3]);
+    expect([...unionTimestamps([buffer.subarray(1, 4), Float64Array.from([1, 2, 4])])]).toEqual([1, 2, 3, 4]);
   });
 });

@@ -353,3 +353,49 @@ describe('permissions in basic mode', () => {
     expect(allowed.body).toEqual([[before, 60, 3], [after, 60, 7]]);
   });
 });
+
+describe('a selection spanning many listing pages', () => {
+  // 15 resources in 3 projects read 2 at a time; 5 resources x 2
+  // granularities per group is enough to send each group to the 2 workers.
+  let p: TestApp;
+  const projects = [P1, P2, 'dddddddd-dddd-4ddd-8ddd-dddddddddddd'];
+  const resources = Array.from({ length: 15 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+
+  beforeAll(async () => {
+    p = await startTestApp({ maxLimit: 2, workers: 2 });
+    await createPolicy(p.app, { name: 'two', definition: [{ granularity: '1 second' }, { granularity: '60 seconds' }] });
+    for (const [i, id] of resources.entries()) {
+      const body = { id, user_id: U1, project_id: projects[i % 3], metrics: { m: { archive_policy_name: 'two' } } };
+      const res = await json(p.app, 'POST', '/v1/resource/generic', body, ADMIN);
+      expect(res.status).toBe(201);
+      const measures = [{ timestamp: T1, value: i }, { timestamp: T2, value: 2 * i }];
+      expect((await json(p.app, 'POST', `/v1/resource/generic/${id}/metric/m/measures`, measures, ADMIN)).status).toBe(202);
+    }
+  });
+
+  afterAll(async () => {
+    await p.close();
+  });
+
+  const select = { resource_type: 'generic', search: { '=': { user_id: U1 } }, operations: '(aggregate sum (metric m mean))' };
+  // Group k holds resources k, k+3, ..., k+12: their values sum to 5k + 30 at T1, twice that at T2.
+  const sums = (s: number) => [
+    ['2015-03-06T14:33:00+00:00', 60, s],
+    ['2015-03-06T14:34:00+00:00', 60, 2 * s],
+    ['2015-03-06T14:33:57+00:00', 1, s],
+    ['2015-03-06T14:34:12+00:00', 1, 2 * s],
+  ];
+
+  it.each(['', '&use_history=true'])('groups every page in order (%s)', async (history) => {
+    const res = await json(p.app, 'POST', `/v1/aggregates?refresh=true&groupby=project_id${history}`, select, ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(projects.map((id, k) => ({ group: { project_id: id }, measures: { measures: { aggregated: sums(5 * k + 30) } } })));
+  });
+
+  it('aggregates and lists every resource without groupby', async () => {
+    const res = await json(p.app, 'POST', '/v1/aggregates?refresh=true&details=true', select, ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body.measures).toEqual({ aggregated: sums(105) });
+    expect(res.body.references.map((r: { id: string }) => r.id)).toEqual(resources);
+  });
+});
