@@ -2,10 +2,11 @@
  * The engine facade the server talks to: storage, index, incoming store and
  * processor wired together, plus the operations that span them.
  */
+import { statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { v4 as uuidv4 } from 'uuid';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
-import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
+import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
 import { Index, type MetricRecord } from './index.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
@@ -24,21 +25,34 @@ export interface EngineOptions {
   workers: number;
   processingIntervalMs: number;
   mapSize?: number;
+  /**
+   * Pushes are refused (503) while more measures than this wait to be
+   * processed; 0 or absent: no bound.
+   */
+  maxBacklog?: number;
+}
+
+/** Less than the larger of 64 MB and 1% of the filesystem left to unprivileged writers. */
+function diskNearlyFull(dir: string): boolean {
+  const fs = statfsSync(dir);
+  return fs.bavail * fs.bsize < Math.max(64 * 1024 ** 2, 0.01 * fs.blocks * fs.bsize);
 }
 
 /**
  * A failed commit as a 507 when the disk or the map is full. lmdb-js rejects
  * a failed asynchronous commit with a generic "Commit failed" error whose
  * `commitError` promise carries the cause (`code` 28, "No space left on
- * device"); awaiting it here also keeps it from going unhandled.
+ * device"); awaiting it here also keeps it from going unhandled. On a full
+ * disk LMDB's page writes fail with EIO (`code` 5) rather than ENOSPC
+ * (seen on ext4 and tmpfs), hence the look at the free space.
  */
-async function storageFullOr(err: unknown): Promise<unknown> {
+async function storageFullOr(err: unknown, dataDir: string): Promise<unknown> {
   const commitError = (err as { commitError?: unknown } | null)?.commitError;
   const cause = commitError instanceof Promise ? await commitError.then(() => err, (e: unknown) => e) : err;
   const message = cause instanceof Error ? cause.message : String(cause);
-  if ((cause as { code?: unknown } | null)?.code === 28 || /MDB_MAP_FULL|ENOSPC|No space left/.test(message)) {
-    return new StorageFull(message);
-  }
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === 28 || /MDB_MAP_FULL|ENOSPC|No space left/.test(message)) return new StorageFull(message);
+  if (code === 5 && diskNearlyFull(dataDir)) return new StorageFull(`no space left on device (${message})`);
   return err;
 }
 
@@ -129,15 +143,27 @@ export class Engine {
       entries.push([metricId, ++this.seq, encodeSeries(s.timestamps, s.values)]);
     }
     if (entries.length === 0) return;
+    this.checkBacklog();
     this.checkSpace(entries.reduce((n, e) => n + e[2].length, 0));
     try {
       await this.storage.root.transaction(() => {
         for (const [metricId, seq, bytes] of entries) void this.storage.incoming.put([metricId, seq], bytes);
       });
     } catch (err) {
-      throw await storageFullOr(err);
+      throw await storageFullOr(err, this.options.dataDir);
     }
     for (const [metricId, s] of batches) this.processor.noteIncoming(metricId, s.timestamps.length);
+  }
+
+  /**
+   * Refuses a push while the backlog is past the bound; a push that takes it
+   * past is still accepted, so a batch larger than the bound can get in.
+   * Processing usually catches up within a round, hence retry after 1 s.
+   */
+  private checkBacklog(): void {
+    const limit = this.options.maxBacklog ?? 0;
+    const backlog = this.processor.pendingMeasureCount();
+    if (limit > 0 && backlog >= limit) throw new BacklogFull(backlog, limit, 1);
   }
 
   /**

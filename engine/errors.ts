@@ -128,6 +128,21 @@ export class StorageFull extends EngineError {
   }
 }
 
+/**
+ * Pushes refused while the measures waiting to be processed pass the bound
+ * (`--max-backlog`): the client retries after `retryAfterSeconds`, by which
+ * time processing has usually brought the backlog under it.
+ */
+export class BacklogFull extends EngineError {
+  constructor(
+    backlog: number,
+    limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, `Too many measures waiting to be processed (${backlog}, limit ${limit}): retry later`);
+  }
+}
+
 export class NoSuchResource extends NotFound {
   constructor(id: string) {
     super(`Resource ${id} does not exist`);

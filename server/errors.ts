@@ -5,7 +5,7 @@
  * generic explanation of the status and the specific description.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError, type ErrorDescription } from '../engine/errors.js';
+import { BacklogFull, EngineError, type ErrorDescription } from '../engine/errors.js';
 import { FormatError } from '../formats/errors.js';
 import { pyJson, pyRepr } from '../formats/json.js';
 
@@ -39,6 +39,20 @@ const EXPLANATIONS: Record<number, string> = {
   503: 'The server is currently unavailable. Please try again at a later time.',
   507: 'There was not enough space to save the resource.',
 };
+
+/** The longest key, in bytes, LMDB accepts as built by lmdb-js. */
+const MAX_STORAGE_KEY_BYTES = 1978;
+
+/**
+ * LMDB refuses keys over its size limit when writing ("maximum key size",
+ * "Key ... too large"), and lmdb-js cannot even encode a lookup key of more
+ * than about 4 KB ("String does not fit in target buffer", a RangeError):
+ * either way a name or id from the request is too long to be a storage key.
+ */
+function isStorageKeyTooLong(error: Error): boolean {
+  return /maximum key size|Key (of size \d+ )?was too large/.test(error.message) ||
+    (error instanceof RangeError && error.message === 'String does not fit in target buffer');
+}
 
 /** An HTTP-level refusal (auth, negotiation) raised by the server itself. */
 export class HttpError extends Error {
@@ -91,6 +105,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     reply.headers(error.headers);
     return sendError(request, reply, error.status, error.description);
   }
+  if (error instanceof BacklogFull) reply.header('Retry-After', String(error.retryAfterSeconds));
   if (error instanceof EngineError) return sendError(request, reply, error.status, error.description);
   if (error instanceof FormatError) return sendError(request, reply, 400, error.message);
   const code = (error as FastifyError).code;
@@ -101,9 +116,12 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
       : error.message;
     return sendError(request, reply, (error as FastifyError).statusCode ?? 413, description);
   }
-  // A name or id too long to be a storage key (LMDB keys are under 2 KB):
-  // the write is rolled back; the input, not the server, is at fault.
-  if (/maximum key size/.test(error.message)) {
+  if (isStorageKeyTooLong(error)) {
+    // A path segment that long names nothing that could have been stored;
+    // otherwise the value came from the body and cannot be stored.
+    if (Object.values(request.params ?? {}).some((v) => typeof v === 'string' && Buffer.byteLength(v) > MAX_STORAGE_KEY_BYTES)) {
+      return sendError(request, reply, 404, EXPLANATIONS[404]!);
+    }
     return sendError(request, reply, 400, { cause: 'Invalid input', reason: 'value too long to be stored', detail: [] });
   }
   const status = (error as FastifyError).statusCode;
