@@ -41,11 +41,12 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
 
   app.get('/v1/status', async (request) => {
     enforce('get status', basicIdentity(request));
-    const backlog = ctx.engine.processor.backlog();
+    const details = boolParam(queryOf(request), 'details', true);
+    const backlog = ctx.engine.processor.backlog(details);
     const storage: Record<string, unknown> = {
       summary: { metrics: backlog.metrics, measures: backlog.measures },
     };
-    if (boolParam(queryOf(request), 'details', true)) storage.measures_to_process = backlog.perMetric;
+    if (details) storage.measures_to_process = backlog.perMetric;
     return { storage, metricd: { processors: null, statistics: {} } };
   });
 }
