@@ -39,15 +39,23 @@ interface Planned {
   update: MetricUpdate | null;
 }
 
-function plan(storage: Storage, job: ProcessJob): Planned {
+/** Incoming records by key, each read once per batch: a record holds many metrics' points. */
+type RecordCache = Map<number, Buffer | undefined>;
+
+function record(storage: Storage, records: RecordCache, seq: number): Buffer | undefined {
+  if (!records.has(seq)) records.set(seq, storage.incomingBatches.get(seq));
+  return records.get(seq);
+}
+
+function plan(storage: Storage, records: RecordCache, job: ProcessJob): Planned {
   const stored = storage.states.get(job.metricId);
   const state = stored === undefined ? emptyMetricState() : decodeMetricState(stored);
   // Records the state already holds (a retry after a crash) are not counted twice.
   const refs = job.refs.filter((r) => r.seq > state.lastSeq);
   const batches: Series[] = [];
   for (const ref of refs) {
-    const record = storage.incomingBatches.getBinaryFast(ref.seq);
-    if (record !== undefined) batches.push(readIncomingSlice(record, ref.offset, ref.count));
+    const bytes = record(storage, records, ref.seq);
+    if (bytes !== undefined) batches.push(readIncomingSlice(bytes, ref.offset, ref.count));
   }
   const update = batches.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : state.tail, batches);
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
@@ -117,7 +125,8 @@ function writeUpdate(storage: Storage, p: Planned): void {
 /** Processes the pending measures of `jobs` and commits the results. */
 export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessResult[] {
   storage.root.resetReadTxn();
-  const planned = jobs.map((job) => plan(storage, job));
+  const records: RecordCache = new Map();
+  const planned = jobs.map((job) => plan(storage, records, job));
   return storage.root.transactionSync(() => {
     const results: ProcessResult[] = [];
     for (const p of planned) {
