@@ -48,6 +48,7 @@ export class Processor {
   private sweepAt = 0;
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerDelay = 0;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
@@ -163,8 +164,18 @@ export class Processor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Runs a round after `delayMs`. An immediate request replaces a waiting
+   * interval timer: a worker that just finished must not idle until the
+   * interval (set while every worker was busy) runs out.
+   */
   private schedule(delayMs: number): void {
-    if (this.stopped || this.timer !== undefined) return;
+    if (this.stopped) return;
+    if (this.timer !== undefined) {
+      if (delayMs > 0 || this.timerDelay === 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDelay = delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.round();

@@ -106,3 +106,24 @@ describe('pending points across restarts', () => {
     await upgraded.close();
   });
 });
+
+describe('the processor', () => {
+  it('starts the next batch when one finishes, not when the idle interval runs out', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
+      // More metrics than one batch holds (256), so a second batch is needed.
+      const ids: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        ids.push((await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null })).id);
+      }
+      await engine.addMeasures(new Map(ids.map((id) => [id, series([[0, 1]])])));
+      await engine.processor.drained();
+      expect(engine.processor.backlog(false)).toMatchObject({ metrics: 0, measures: 0 });
+    } finally {
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
