@@ -4,6 +4,7 @@
  * The HTTP load benchmark is separate: `npm run bench:http`.
  */
 import { run as aggregates } from './aggregates.bench.js';
+import { run as aggregation } from './aggregation.bench.js';
 import { run as measures } from './measures.bench.js';
 import { run as processing } from './processing.bench.js';
 import { run as search } from './search.bench.js';
@@ -12,6 +13,7 @@ import { run as splitCodec } from './split-codec.bench.js';
 const suites: [string, () => Promise<void>][] = [
   ['measure decoding', measures],
   ['split codec', splitCodec],
+  ['aggregation methods', aggregation],
   ['aggregates', aggregates],
   ['processing', processing],
   ['resource search (100k resources)', () => search()],

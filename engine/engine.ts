@@ -12,7 +12,8 @@ import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
-import { encodeSeries } from './series-bytes.js';
+import { encodeIncomingBatch } from './incoming-batch.js';
+import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
 
@@ -62,13 +63,19 @@ export class Engine {
   readonly processor: Processor;
   readonly resources: ResourceIndex;
   private readonly pool: WorkerRunner | undefined;
-  private seq = Date.now() * 1000;
+  /** The key of the newest incoming record. */
+  private seq = 0;
+  /** Record keys up to this are reserved in meta `incomingSeq` (see reserveSeq). */
+  private reservedSeq = 0;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
-    // Incoming keys must stay unique and ordered across restarts even if
-    // the clock went back: a repeated key would overwrite acknowledged measures.
-    for (const key of this.storage.incoming.getKeys()) if (key[1] >= this.seq) this.seq = key[1];
+    upgradeIncoming(this.storage);
+    // Record keys must grow across restarts: a repeated key would overwrite
+    // acknowledged measures, and a smaller one would read as consumed by
+    // states whose lastSeq is above it (even once its records are deleted).
+    this.seq = Math.max(Number(this.storage.meta.get('incomingSeq') ?? 0), ...this.storage.incomingBatches.getKeys({ reverse: true, limit: 1 }));
+    this.reserveSeq(true);
     this.index = new Index(this.storage);
     this.resources = new ResourceIndex(this.storage, this.index, (ids) => ids.forEach((id) => this.processor.forget(id)));
     let runner: JobRunner;
@@ -137,22 +144,31 @@ export class Engine {
    * once it is committed: only then may the client be told 202.
    */
   async addMeasures(batches: Map<string, Series>): Promise<void> {
-    const entries: [string, number, Buffer][] = [];
-    for (const [metricId, s] of batches) {
-      if (s.timestamps.length === 0) continue;
-      entries.push([metricId, ++this.seq, encodeSeries(s.timestamps, s.values)]);
-    }
-    if (entries.length === 0) return;
+    const points = new Map([...batches].filter(([, s]) => s.timestamps.length > 0));
+    if (points.size === 0) return;
     this.checkBacklog();
-    this.checkSpace(entries.reduce((n, e) => n + e[2].length, 0));
+    const { bytes, entries } = encodeIncomingBatch(points);
+    this.checkSpace(bytes.length);
+    const seq = ++this.seq;
+    this.reserveSeq(false);
     try {
-      await this.storage.root.transaction(() => {
-        for (const [metricId, seq, bytes] of entries) void this.storage.incoming.put([metricId, seq], bytes);
-      });
+      await this.storage.incomingBatches.put(seq, bytes);
     } catch (err) {
       throw await storageFullOr(err, this.options.dataDir);
     }
-    for (const [metricId, s] of batches) this.processor.noteIncoming(metricId, s.timestamps.length);
+    this.processor.noteIncoming(seq, entries);
+  }
+
+  /**
+   * Keeps meta `incomingSeq` ahead of the keys in use, a block at a time, so
+   * a restart continues above every key ever given (the reservation's write
+   * is queued before the record's, and lmdb-js commits in order).
+   */
+  private reserveSeq(sync: boolean): void {
+    if (this.seq < this.reservedSeq) return;
+    this.reservedSeq = this.seq + 1_000_000;
+    if (sync) this.storage.meta.putSync('incomingSeq', this.reservedSeq);
+    else void this.storage.meta.put('incomingSeq', this.reservedSeq);
   }
 
   /**

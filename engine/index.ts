@@ -28,9 +28,6 @@ export function dropMetric(storage: Storage, metric: MetricRecord): void {
     void storage.metricsByResource.remove([metric.resourceId, metric.name]);
   }
   void storage.states.remove(id);
-  for (const key of storage.incoming.getKeys({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })) {
-    void storage.incoming.remove(key);
-  }
   for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
     void storage.splits.remove(key);
   }

@@ -24,20 +24,37 @@ export interface GranularityState {
 export interface MetricState {
   tail: Series;
   granularities: GranularityState[];
+  /**
+   * The newest incoming record (engine/incoming-batch.ts) whose points for
+   * this metric are in this state: records at or below it are consumed.
+   */
+  lastSeq: number;
 }
 
-const VERSION = 1;
-const HEADER = 8;
+/** Version 1 (before incoming records were shared by metrics) had no `lastSeq`. */
+const VERSION = 2;
+const HEADERS: Record<number, number> = { 1: 8, 2: 16 };
 const GRANULARITY_HEADER = 28;
 
 export function emptyMetricState(): MetricState {
-  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, granularities: [] };
+  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, granularities: [], lastSeq: 0 };
+}
+
+function headerSize(bytes: Uint8Array): number {
+  const size = HEADERS[bytes[0]!];
+  if (size === undefined) throw new Error(`Unknown metric state version ${bytes[0]}`);
+  return size;
+}
+
+/** `lastSeq` alone, without decoding the rest. */
+export function lastSeqOf(bytes: Buffer): number {
+  return headerSize(bytes) >= 16 ? bytes.readDoubleLE(8) : 0;
 }
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
   const n = state.tail.timestamps.length;
   const opens = state.granularities.map((g) => g.open?.raw ?? null);
-  let size = HEADER + 16 * n;
+  let size = HEADERS[VERSION]! + 16 * n;
   for (const o of opens) size += GRANULARITY_HEADER + (o?.length ?? 0);
   const out = Buffer.allocUnsafe(size);
   out[0] = VERSION;
@@ -45,7 +62,8 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
   out[2] = columnCount;
   out[3] = 0;
   out.writeUInt32LE(n, 4);
-  let offset = HEADER;
+  out.writeDoubleLE(state.lastSeq, 8);
+  let offset = HEADERS[VERSION]!;
   const { timestamps, values } = state.tail;
   out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), offset);
   out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), offset + 8 * n);
@@ -78,9 +96,8 @@ interface Entry {
 }
 
 function entries(bytes: Buffer): Entry[] {
-  if (bytes[0] !== VERSION) throw new Error(`Unknown metric state version ${bytes[0]}`);
   const count = bytes[1]!;
-  let offset = HEADER + 16 * bytes.readUInt32LE(4);
+  let offset = headerSize(bytes) + 16 * bytes.readUInt32LE(4);
   const out: Entry[] = [];
   for (let i = 0; i < count; i++) {
     const length = bytes.readUInt32LE(offset + 24);
@@ -104,11 +121,13 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
 /** The state; its open splits are views into `bytes`. */
 export function decodeMetricState(bytes: Buffer): MetricState {
   const n = bytes.readUInt32LE(4);
+  const header = headerSize(bytes);
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
-  new Uint8Array(timestamps.buffer).set(bytes.subarray(HEADER, HEADER + 8 * n));
-  new Uint8Array(values.buffer).set(bytes.subarray(HEADER + 8 * n, HEADER + 16 * n));
+  new Uint8Array(timestamps.buffer).set(bytes.subarray(header, header + 8 * n));
+  new Uint8Array(values.buffer).set(bytes.subarray(header + 8 * n, header + 16 * n));
   return {
+    lastSeq: lastSeqOf(bytes),
     tail: { timestamps, values },
     granularities: entries(bytes).map((e) => ({
       granularity: e.granularity,

@@ -1,59 +1,65 @@
 /**
- * The I/O half of processing: for a batch of metrics, read their incoming
- * measures and state, compute the updates, and commit everything (the new
- * state with its open splits, sealed splits, expired splits removed, the
- * consumed incoming entries removed) in one LMDB write transaction, so a
- * crash at any point loses nothing and counts nothing twice. Runs in a
- * worker thread, or inline.
+ * The I/O half of processing: for a batch of metrics, read their pending
+ * points from the incoming records and their state, compute the updates, and
+ * commit everything (the new state with its open splits and the `lastSeq`
+ * of the records it consumed, sealed splits, expired splits removed) in one
+ * LMDB write transaction, so a crash at any point loses nothing and counts
+ * nothing twice. Runs in a worker thread, or inline.
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
-import { decodeSeries } from './series-bytes.js';
+import { readIncomingSlice, type IncomingRef } from './incoming-batch.js';
 import { decodeStoredSplit, encodeRawSplit, encodeSealedSplit, mergeIntoRawSplit, mergeSplits, type SplitColumns } from './split.js';
-import type { IncomingKey, SplitKeyTuple, Storage } from './storage.js';
+import type { SplitKeyTuple, Storage } from './storage.js';
 
 export interface ProcessJob {
   metricId: string;
   policy: ArchivePolicy;
+  /** The metric's pending points, oldest record first. */
+  refs: IncomingRef[];
 }
 
 export interface ProcessResult {
   metricId: string;
-  /** Incoming measures consumed (removed from the incoming store). */
+  /** Incoming measures consumed. */
   consumed: number;
+  /** The metric's records up to this one are consumed. */
+  lastSeq: number;
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
 
 interface Planned {
   job: ProcessJob;
-  incomingKeys: IncomingKey[];
   consumed: number;
+  lastSeq: number;
   state: MetricState;
   update: MetricUpdate | null;
 }
 
-function readIncoming(storage: Storage, metricId: string): { keys: IncomingKey[]; batches: Series[]; count: number } {
-  const keys: IncomingKey[] = [];
-  const batches: Series[] = [];
-  let count = 0;
-  for (const { key, value } of storage.incoming.getRange({ start: [metricId, 0], end: [metricId, MAX_KEY] })) {
-    keys.push(key);
-    const s = decodeSeries(value);
-    count += s.timestamps.length;
-    batches.push(s);
-  }
-  return { keys, batches, count };
+/** Incoming records by key, each read once per batch: a record holds many metrics' points. */
+type RecordCache = Map<number, Buffer | undefined>;
+
+function record(storage: Storage, records: RecordCache, seq: number): Buffer | undefined {
+  if (!records.has(seq)) records.set(seq, storage.incomingBatches.get(seq));
+  return records.get(seq);
 }
 
-function plan(storage: Storage, job: ProcessJob): Planned {
-  const { keys, batches, count } = readIncoming(storage, job.metricId);
-  const stored = keys.length === 0 ? undefined : storage.states.get(job.metricId);
+function plan(storage: Storage, records: RecordCache, job: ProcessJob): Planned {
+  const stored = storage.states.get(job.metricId);
   const state = stored === undefined ? emptyMetricState() : decodeMetricState(stored);
-  const update = keys.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : state.tail, batches);
-  return { job, incomingKeys: keys, consumed: count, state, update };
+  // Records the state already holds (a retry after a crash) are not counted twice.
+  const refs = job.refs.filter((r) => r.seq > state.lastSeq);
+  const batches: Series[] = [];
+  for (const ref of refs) {
+    const bytes = record(storage, records, ref.seq);
+    if (bytes !== undefined) batches.push(readIncomingSlice(bytes, ref.offset, ref.count));
+  }
+  const update = batches.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : state.tail, batches);
+  const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
+  return { job, consumed: refs.reduce((n, r) => n + r.count, 0), lastSeq, state, update };
 }
 
 function putSealed(storage: Storage, key: SplitKeyTuple, data: SplitColumns): void {
@@ -95,9 +101,15 @@ function applyGranularity(storage: Storage, metricId: string, ncols: number, gs:
   }
 }
 
-function writeUpdate(storage: Storage, p: Planned, update: MetricUpdate): void {
+/** Writes the new state (with its `lastSeq`) and the splits the update seals or touches. */
+function writeUpdate(storage: Storage, p: Planned): void {
   const { metricId, policy } = p.job;
   const ncols = policy.aggregationMethods.length;
+  const { update } = p;
+  if (update === null) {
+    void storage.states.put(metricId, encodeMetricState({ ...p.state, lastSeq: p.lastSeq }, ncols));
+    return;
+  }
   const granularities = update.granularities.map((g) => {
     const gs = p.state.granularities.find((x) => x.granularity === g.granularity) ?? {
       granularity: g.granularity,
@@ -107,20 +119,20 @@ function writeUpdate(storage: Storage, p: Planned, update: MetricUpdate): void {
     applyGranularity(storage, metricId, ncols, gs, g);
     return gs;
   });
-  void storage.states.put(metricId, encodeMetricState({ tail: update.tail, granularities }, ncols));
+  void storage.states.put(metricId, encodeMetricState({ tail: update.tail, granularities, lastSeq: p.lastSeq }, ncols));
 }
 
 /** Processes the pending measures of `jobs` and commits the results. */
 export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessResult[] {
   storage.root.resetReadTxn();
-  const planned = jobs.map((job) => plan(storage, job));
+  const records: RecordCache = new Map();
+  const planned = jobs.map((job) => plan(storage, records, job));
   return storage.root.transactionSync(() => {
     const results: ProcessResult[] = [];
     for (const p of planned) {
       // The metric may have been deleted while we computed: then drop it all.
-      if (p.update !== null && storage.metrics.doesExist(p.job.metricId)) writeUpdate(storage, p, p.update);
-      for (const key of p.incomingKeys) void storage.incoming.remove(key);
-      results.push({ metricId: p.job.metricId, consumed: p.consumed });
+      if (storage.metrics.doesExist(p.job.metricId)) writeUpdate(storage, p);
+      results.push({ metricId: p.job.metricId, consumed: p.consumed, lastSeq: p.lastSeq });
     }
     return results;
   });

@@ -2,9 +2,12 @@
  * The background processor (Gnocchi's metricd, in process): tracks which
  * metrics have pending measures, hands them in batches to a runner (the
  * worker pool, or inline), and lets readers wait for a metric to be
- * processed (`refresh=true`).
+ * processed (`refresh=true`). It also knows which incoming records still
+ * hold unprocessed points, and deletes a record once none does.
  */
+import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { Index } from './index.js';
+import { lastSeqOf } from './metric-state.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
 import type { Storage } from './storage.js';
 
@@ -25,8 +28,8 @@ export interface ProcessorOptions {
 
 interface Pending {
   measures: number;
-  /** Bumped on each push, to tell whether a push raced with processing. */
-  generation: number;
+  /** Where the points are, oldest record first. */
+  refs: IncomingRef[];
 }
 
 export interface BacklogStatus {
@@ -45,35 +48,71 @@ export class Processor {
   private sweepAt = 0;
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerDelay = 0;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
+  /** Per incoming record, how many metrics still have points in it. */
+  private readonly live = new Map<number, number>();
+
   constructor(private readonly options: ProcessorOptions) {
-    // Measures acknowledged before a restart are still in the incoming store.
-    for (const { key, value } of options.storage.incoming.getRange()) {
-      const p = this.pending.get(key[0]);
-      const measures = value.length >>> 4;
-      this.pendingMeasures += measures;
-      if (p === undefined) this.pending.set(key[0], { measures, generation: 0 });
-      else p.measures += measures;
+    // Measures acknowledged before a restart are still in their records,
+    // unless the metric's state says it consumed them or the metric is gone.
+    const { storage } = options;
+    const lastSeqs = new Map<string, number>();
+    for (const { key: seq, value } of storage.incomingBatches.getRange()) {
+      const entries = incomingEntries(value).filter(({ metricId }) => {
+        if (!storage.metrics.doesExist(metricId)) return false;
+        let last = lastSeqs.get(metricId);
+        if (last === undefined) {
+          const state = storage.states.get(metricId);
+          last = state === undefined ? 0 : lastSeqOf(state);
+          lastSeqs.set(metricId, last);
+        }
+        return seq > last;
+      });
+      if (entries.length === 0) this.drop(seq);
+      else this.noteIncoming(seq, entries);
     }
   }
 
-  /** Records measures durably added to the incoming store. */
-  noteIncoming(metricId: string, measures: number): void {
-    this.pendingMeasures += measures;
-    const p = this.pending.get(metricId);
-    if (p === undefined) this.pending.set(metricId, { measures, generation: 0 });
-    else {
-      p.measures += measures;
-      p.generation++;
+  /** Records the points of incoming record `seq`, once it is durably stored. */
+  noteIncoming(seq: number, entries: IncomingEntry[]): void {
+    this.live.set(seq, entries.length);
+    for (const { metricId, offset, count } of entries) {
+      this.pendingMeasures += count;
+      const ref = { seq, offset, count };
+      const p = this.pending.get(metricId);
+      if (p === undefined) this.pending.set(metricId, { measures: count, refs: [ref] });
+      else {
+        p.measures += count;
+        p.refs.push(ref);
+      }
     }
     this.schedule(0);
   }
 
   forget(metricId: string): void {
-    this.pendingMeasures -= this.pending.get(metricId)?.measures ?? 0;
+    const p = this.pending.get(metricId);
+    if (p === undefined) return;
     this.pending.delete(metricId);
+    this.release(p, p.refs.length);
+  }
+
+  /** Drops the first `count` refs of a metric; records no metric needs any more are deleted. */
+  private release(p: Pending, count: number): void {
+    for (const ref of p.refs.splice(0, count)) {
+      p.measures -= ref.count;
+      this.pendingMeasures -= ref.count;
+      const left = (this.live.get(ref.seq) ?? 1) - 1;
+      if (left > 0) this.live.set(ref.seq, left);
+      else this.drop(ref.seq);
+    }
+  }
+
+  private drop(seq: number): void {
+    this.live.delete(seq);
+    this.options.storage.incomingBatches.remove(seq).catch((err: unknown) => this.options.onError?.(err));
   }
 
   /** Measures acknowledged and not yet processed, all metrics together. */
@@ -125,8 +164,18 @@ export class Processor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Runs a round after `delayMs`. An immediate request replaces a waiting
+   * interval timer: a worker that just finished must not idle until the
+   * interval (set while every worker was busy) runs out.
+   */
   private schedule(delayMs: number): void {
-    if (this.stopped || this.timer !== undefined) return;
+    if (this.stopped) return;
+    if (this.timer !== undefined) {
+      if (delayMs > 0 || this.timerDelay === 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDelay = delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.round();
@@ -170,16 +219,15 @@ export class Processor {
 
   private dispatch(metricIds: string[]): Promise<void> {
     const jobs: ProcessJob[] = [];
-    const generations = new Map<string, number>();
     for (const id of metricIds) {
       const metric = this.options.index.getMetric(id);
       const policy = metric && this.options.index.getPolicy(metric.archivePolicyName);
-      if (metric === undefined || policy === undefined) {
+      const p = this.pending.get(id);
+      if (metric === undefined || policy === undefined || p === undefined) {
         this.forget(id);
         continue;
       }
-      jobs.push({ metricId: id, policy });
-      generations.set(id, this.pending.get(id)?.generation ?? 0);
+      jobs.push({ metricId: id, policy, refs: [...p.refs] });
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;
@@ -191,12 +239,11 @@ export class Processor {
         for (const r of results) {
           const p = this.pending.get(r.metricId);
           if (p === undefined) continue;
-          if (p.generation === generations.get(r.metricId)) this.forget(r.metricId);
-          else {
-            const left = Math.max(0, p.measures - r.consumed);
-            this.pendingMeasures -= p.measures - left;
-            p.measures = left;
-          }
+          // Records pushed while the job ran come after r.lastSeq and stay.
+          let consumed = 0;
+          while (consumed < p.refs.length && p.refs[consumed]!.seq <= r.lastSeq) consumed++;
+          this.release(p, consumed);
+          if (p.refs.length === 0) this.pending.delete(r.metricId);
         }
       },
     );

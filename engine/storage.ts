@@ -7,8 +7,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 
-/** Bumped whenever the on-disk layout changes incompatibly. */
-export const FORMAT_VERSION = 1;
+/**
+ * Bumped whenever the on-disk layout changes. Version 1 kept incoming
+ * measures per metric; `upgradeIncoming` (engine/incoming-upgrade.ts) moves
+ * them into version 2's shared records when such a directory is opened.
+ */
+export const FORMAT_VERSION = 2;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1];
 
 export type IncomingKey = [metricId: string, seq: number];
 export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
@@ -25,8 +30,10 @@ export interface Storage {
   readonly policies: Database<unknown, string>;
   readonly rules: Database<unknown, string>;
   readonly metrics: Database<unknown, string>;
-  /** Measures accepted but not yet aggregated. */
+  /** Format 1's measures accepted but not yet aggregated, per metric (read once, to upgrade). */
   readonly incoming: Database<Buffer, IncomingKey>;
+  /** Measures accepted but not yet aggregated: one record per push (engine/incoming-batch.ts). */
+  readonly incomingBatches: Database<Buffer, number>;
   /** Per metric: raw back-window points and open splits (engine/metric-state.ts). */
   readonly states: Database<Buffer, string>;
   /** Sealed (Arrow-encoded) aggregated splits. */
@@ -95,6 +102,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
     metrics: root.openDB({ name: 'metrics', encoding: 'msgpack' }),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
+    incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
     states: root.openDB({ name: 'metric_state', encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
@@ -110,7 +118,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   if (!options.readOnly) {
     const found = storage.meta.get('format');
     if (found === undefined) storage.meta.putSync('format', FORMAT_VERSION);
-    else if (found !== FORMAT_VERSION) {
+    else if (found !== FORMAT_VERSION && !UPGRADABLE_VERSIONS.includes(found)) {
       void root.close();
       throw new FormatVersionMismatch(found, dataDir);
     }

@@ -7,6 +7,17 @@ import { FormatVersionMismatch } from '../engine/storage.js';
 import { buildApp } from './app.js';
 import { ConfigError, engineOptions, loadConfig, usage } from './config.js';
 
+// lmdb-js also rejects an internal promise of a failed commit (a full disk)
+// that nobody awaits; the caller already got its own rejection (a 507, or a
+// processing error that is retried), so this one must not kill the server.
+process.on('unhandledRejection', (reason) => {
+  if (reason instanceof Error && 'commitError' in reason) {
+    console.error(`storage: ${reason.message}`);
+    return;
+  }
+  throw reason;
+});
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {

@@ -11,5 +11,11 @@ export default function aggregatesTask({ dataDir, wire }: AggregatesWorkerTask):
     storage = openStorage(dataDir);
     opened.set(dataDir, storage);
   }
-  return runAggregatesTaskSafely(storage, unpackTask(wire));
+  try {
+    return runAggregatesTaskSafely(storage, unpackTask(wire));
+  } finally {
+    // An idle worker must not pin its snapshot: LMDB cannot reuse pages
+    // freed after the oldest open read transaction, and the file grows.
+    storage.root.resetReadTxn();
+  }
 }

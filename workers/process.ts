@@ -1,6 +1,6 @@
 /** Piscina entry point: process a batch of metrics in this worker thread. */
 import { processMetrics, type ProcessResult } from '../engine/process-metrics.js';
-import type { ProcessTask } from '../engine/pool.js';
+import { fromTask, type ProcessTask } from '../engine/pool.js';
 import { openStorage, type Storage } from '../engine/storage.js';
 
 const opened = new Map<string, Storage>();
@@ -11,5 +11,10 @@ export default function processTask(task: ProcessTask): ProcessResult[] {
     storage = openStorage(task.dataDir);
     opened.set(task.dataDir, storage);
   }
-  return processMetrics(storage, task.jobs);
+  try {
+    return processMetrics(storage, fromTask(task));
+  } finally {
+    // As in workers/aggregates.ts: release the snapshot while idle.
+    storage.root.resetReadTxn();
+  }
 }

@@ -1,0 +1,75 @@
+/**
+ * Accepted measures wait for processing as one record per push: the push's
+ * series of every metric, back to back. One record instead of one per
+ * metric keeps a collector's push of 10,000 metrics to a single LMDB put that
+ * appends at the end of the key space, instead of 10,000 puts rewriting
+ * pages all over it. A metric's share is found again by its offset.
+ *
+ * Layout: u32 entry count, then per entry: u8 id length, the id (latin1),
+ * u32 point count n, n float64 timestamps, n float64 values (little-endian).
+ */
+import type { Series } from './aggregation.js';
+
+/** Where one metric's points of one push are. */
+export interface IncomingRef {
+  /** The record's key: pushes are numbered in commit order. */
+  seq: number;
+  /** Byte offset of the timestamps inside the record. */
+  offset: number;
+  count: number;
+}
+
+export interface IncomingEntry {
+  metricId: string;
+  offset: number;
+  count: number;
+}
+
+export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buffer; entries: IncomingEntry[] } {
+  let size = 4;
+  for (const [id, s] of batches) size += 1 + Buffer.byteLength(id, 'latin1') + 4 + 16 * s.timestamps.length;
+  const bytes = Buffer.allocUnsafe(size);
+  bytes.writeUInt32LE(batches.size, 0);
+  let offset = 4;
+  const entries: IncomingEntry[] = [];
+  for (const [metricId, { timestamps, values }] of batches) {
+    const idLength = bytes.write(metricId, offset + 1, 'latin1');
+    if (idLength > 255) throw new RangeError(`Metric id too long: ${metricId}`);
+    bytes[offset] = idLength;
+    offset += 1 + idLength;
+    const count = timestamps.length;
+    bytes.writeUInt32LE(count, offset);
+    offset += 4;
+    entries.push({ metricId, offset, count });
+    bytes.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * count), offset);
+    bytes.set(new Uint8Array(values.buffer, values.byteOffset, 8 * count), offset + 8 * count);
+    offset += 16 * count;
+  }
+  return { bytes, entries };
+}
+
+/** The entries of a record, without copying their points (recovery after a restart). */
+export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const entries: IncomingEntry[] = [];
+  let offset = 4;
+  for (let i = view.getUint32(0, true); i > 0; i--) {
+    const idLength = bytes[offset]!;
+    const metricId = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 1, idLength).toString('latin1');
+    offset += 1 + idLength;
+    const count = view.getUint32(offset, true);
+    offset += 4;
+    entries.push({ metricId, offset, count });
+    offset += 16 * count;
+  }
+  return entries;
+}
+
+/** One metric's points of a record, copied out (LMDB buffers are short-lived and unaligned). */
+export function readIncomingSlice(bytes: Uint8Array, offset: number, count: number): Series {
+  const timestamps = new Float64Array(count);
+  const values = new Float64Array(count);
+  new Uint8Array(timestamps.buffer).set(bytes.subarray(offset, offset + 8 * count));
+  new Uint8Array(values.buffer).set(bytes.subarray(offset + 8 * count, offset + 16 * count));
+  return { timestamps, values };
+}

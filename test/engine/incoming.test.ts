@@ -1,0 +1,129 @@
+// Incoming records (one per push, shared by its metrics) and the recovery of
+// pending points from them: after a restart, points a metric's state already
+// holds are not counted again and the others are not lost; a format 1 data
+// directory's per-metric entries are moved into records when it is opened.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import { encodeIncomingBatch, incomingEntries, readIncomingSlice } from '../../engine/incoming-batch.js';
+import type { MetricRecord } from '../../engine/index.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+const series = (points: [number, number][]) => ({
+  timestamps: Float64Array.from(points, ([t]) => T0 + t * S),
+  values: Float64Array.from(points, ([, v]) => v),
+});
+
+describe('incoming records', () => {
+  it('give back each metric\'s points by offset', () => {
+    const { bytes, entries } = encodeIncomingBatch(new Map([['a', series([[0, 1], [1, 2]])], ['bb', series([])], ['c', series([[5, -0.5]])]]));
+    expect(incomingEntries(bytes)).toEqual(entries);
+    expect(entries.map((e) => [e.metricId, e.count])).toEqual([['a', 2], ['bb', 0], ['c', 1]]);
+    const c = readIncomingSlice(bytes, entries[2]!.offset, entries[2]!.count);
+    expect([...c.timestamps, ...c.values]).toEqual([T0 + 5 * S, -0.5]);
+  });
+});
+
+describe('pending points across restarts', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  async function open(dataDir: string): Promise<Engine> {
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    await engine.processor.stop();
+    return engine;
+  }
+
+  async function setUp(): Promise<{ dataDir: string; engine: Engine; a: MetricRecord; b: MetricRecord }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-incoming-'));
+    dirs.push(dataDir);
+    const engine = await open(dataDir);
+    await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['count', 'sum'] });
+    const metric = () => engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    return { dataDir, engine, a: await metric(), b: await metric() };
+  }
+
+  const sum = async (engine: Engine, m: MetricRecord) =>
+    (await engine.getMeasures(m, { method: 'sum', refresh: true })).flatMap((s) => [...s.values]).reduce((x, y) => x + y, 0);
+
+  it('resumes a record one metric consumed and the other did not, counting nothing twice', async () => {
+    const { dataDir, engine, a, b } = await setUp();
+    await engine.addMeasures(new Map([[a.id, series([[0, 1], [1, 2]])], [b.id, series([[0, 10]])]]));
+    await engine.processor.refresh([a.id]);
+    expect(engine.processor.backlog().measures).toBe(1);
+    await engine.close();
+
+    const reopened = await open(dataDir);
+    expect(reopened.processor.backlog()).toMatchObject({ metrics: 1, measures: 1 });
+    expect(await sum(reopened, a)).toBe(3);
+    expect(await sum(reopened, b)).toBe(10);
+    await reopened.storage.root.committed;
+    expect([...reopened.storage.incomingBatches.getKeys()], "a record nothing needs is deleted").toEqual([]);
+    await reopened.close();
+  });
+
+  it('drops the points of a metric deleted before the restart and keeps the others', async () => {
+    const { dataDir, engine, a, b } = await setUp();
+    await engine.addMeasures(new Map([[a.id, series([[0, 1]])], [b.id, series([[0, 10]])]]));
+    await engine.deleteMetric(a.id);
+    await engine.close();
+    const reopened = await open(dataDir);
+    expect(reopened.processor.backlog()).toMatchObject({ metrics: 1, measures: 1 });
+    expect(await sum(reopened, b)).toBe(10);
+    await reopened.close();
+  });
+
+  it('continues record keys above those used before, even once all were deleted', async () => {
+    const { dataDir, engine, a } = await setUp();
+    await engine.addMeasures(new Map([[a.id, series([[0, 1]])]]));
+    await engine.processor.refresh([a.id]);
+    await engine.close();
+    const reopened = await open(dataDir);
+    await reopened.addMeasures(new Map([[a.id, series([[1, 2]])]]));
+    await reopened.close();
+    const again = await open(dataDir);
+    expect(await sum(again, a)).toBe(3);
+    await again.close();
+  });
+
+  it('moves a format 1 directory\'s per-metric entries into records', async () => {
+    const { dataDir, engine, a } = await setUp();
+    const old = series([[0, 4], [1, 5]]);
+    const bytes = Buffer.concat([Buffer.from(old.timestamps.buffer), Buffer.from(old.values.buffer)]);
+    engine.storage.incoming.putSync([a.id, 42], bytes);
+    engine.storage.meta.putSync('format', 1);
+    await engine.close();
+
+    const upgraded = await open(dataDir);
+    expect(upgraded.storage.meta.get('format')).toBe(2);
+    expect([...upgraded.storage.incoming.getKeys()]).toEqual([]);
+    expect(await sum(upgraded, a)).toBe(9);
+    await upgraded.close();
+  });
+});
+
+describe('the processor', () => {
+  it('starts the next batch when one finishes, not when the idle interval runs out', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
+      // More metrics than one batch holds (256), so a second batch is needed.
+      const ids: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        ids.push((await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null })).id);
+      }
+      await engine.addMeasures(new Map(ids.map((id) => [id, series([[0, 1]])])));
+      await engine.processor.drained();
+      expect(engine.processor.backlog(false)).toMatchObject({ metrics: 0, measures: 0 });
+    } finally {
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
