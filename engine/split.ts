@@ -189,7 +189,7 @@ export function decodeStoredSplit(
   only?: number,
 ): SplitColumns {
   if (bytes[0] === TAG_RAW) return decodeRawRows(bytes, 0, rawLayout(bytes).n, only);
-  if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols);
+  if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols, only);
   throw new Error(`Unknown split encoding tag ${bytes[0]}`);
 }
 

@@ -32,8 +32,9 @@ import { crc32 } from 'node:zlib';
 import {
   CompressionType,
   Field,
+  MessageHeader,
+  MessageReader,
   RecordBatch,
-  RecordBatchReader,
   RecordBatchStreamWriter,
   Schema,
   Struct,
@@ -198,7 +199,13 @@ export function encodeSplit(key: number, granularity: number, data: SplitColumns
   return bytes;
 }
 
-export function decodeSplit(bytes: Uint8Array, key: number, granularity: number, columnCount: number): SplitColumns {
+/**
+ * Decodes a split; with `only`, just that value column (and the columns it
+ * is derived from), leaving the others empty and their masks null: a read
+ * needs one method, and decompressing and decoding the other columns was most
+ * of its cost.
+ */
+export function decodeSplit(bytes: Uint8Array, key: number, granularity: number, columnCount: number, only?: number): SplitColumns {
   const header = new HeaderReader(readChecked(bytes));
   const stored = header.varint();
   if (stored !== columnCount) {
@@ -206,19 +213,40 @@ export function decodeSplit(bytes: Uint8Array, key: number, granularity: number,
   }
   const params = readAllParams(header, columnCount);
   const batch = readBatch(bytes.subarray(CRC_END + header.offset), columnCount);
-  const n = batch.numRows;
-  const [steps, ...children] = batch.data.children;
-  const present = children.map((child) => (child.nullCount === 0 ? null : presenceMask(child.nullBitmap!, n)));
-  const columns: Float64Array[] = new Array(columnCount);
+  const { n } = batch;
+  const wanted = wantedColumns(params, only);
+  const present = params.map((_, j) => (wanted[j] && batch.nullCount(j + 1) > 0 ? presenceMask(batch.buffer(2 * j + 2), n) : null));
+  const columns: Float64Array[] = params.map(() => EMPTY);
   // Derived columns read the columns they name, so those are decoded first.
   for (const phase of [0, 1, 2]) {
     for (let j = 0; j < columnCount; j++) {
-      if (decodePhase(params[j]) === phase) {
-        columns[j] = decodeColumn(params[j], children[j].values as BigUint64Array, j, present, columns);
+      if (wanted[j] && decodePhase(params[j]) === phase) {
+        columns[j] = decodeColumn(params[j], words64(batch.buffer(2 * j + 3), n), j, present, columns);
       }
     }
   }
-  return { timestamps: decodeTimestamps(key, granularity, steps.values as Uint32Array), columns, present };
+  const steps = aligned(batch.buffer(1));
+  if (steps.length < 4 * n) throw new CorruptSplitError(`the timestamps hold ${steps.length} bytes for ${n} rows`);
+  return { timestamps: decodeTimestamps(key, granularity, new Uint32Array(steps.buffer, steps.byteOffset, n)), columns, present };
+}
+
+const EMPTY = new Float64Array(0);
+
+/** Every column, or `only` and the columns it is derived from, transitively. */
+function wantedColumns(params: ColumnParams[], only: number | undefined): boolean[] {
+  const wanted = params.map(() => only === undefined);
+  const want = (j: number): void => {
+    if (wanted[j]) return;
+    wanted[j] = true;
+    const p = params[j];
+    if (p.id === SAME) want(p.column);
+    if (p.id === QUOTIENT) {
+      want(p.dividend);
+      want(p.divisor);
+    }
+  };
+  if (only !== undefined) want(only);
+  return wanted;
 }
 
 /** The encoding each value column of an encoded split was stored with. */
@@ -797,21 +825,77 @@ function readChecked(bytes: Uint8Array): Uint8Array {
   return body;
 }
 
-function readBatch(message: Uint8Array, columnCount: number): RecordBatch {
-  let batch: RecordBatch | undefined;
+interface BatchBody {
+  n: number;
+  /** Null count of field `f` (0: timestamps, 1 + j: value column j). */
+  nullCount(f: number): number;
+  /** Buffer `i`, decompressed: field f's validity is 2f, its data 2f + 1. */
+  buffer(i: number): Uint8Array;
+}
+
+const NOT_COMPRESSED = -1n;
+const zstd = new Decompressor();
+
+/**
+ * Reads the record-batch message without apache-arrow's vector loader, so
+ * that only the buffers asked for are decompressed. The schema is ours, not
+ * stored: fields are the Uint32 timestamp steps then the Uint64 columns,
+ * two buffers each (validity, data), each buffer an int64 uncompressed length
+ * (-1: stored as is) then a ZSTD frame.
+ */
+function readBatch(message: Uint8Array, columnCount: number): BatchBody {
   try {
-    // The schema is ours, not stored: handing it to the reader sends it
-    // straight to the record-batch message.
-    const reader = RecordBatchReader.from(message).reset(shapeFor(columnCount).schema);
-    const result = reader.next();
-    batch = result.done === true ? undefined : result.value;
+    const reader = new MessageReader(message);
+    const msg = reader.readMessage(MessageHeader.RecordBatch);
+    if (msg === null) throw new Error('no record batch message');
+    const meta = msg.header();
+    const body = reader.readMessageBody(msg.bodyLength);
+    const fields = columnCount + 1;
+    if (meta.nodes.length !== fields || meta.buffers.length !== 2 * fields) {
+      throw new Error(`${meta.nodes.length} fields and ${meta.buffers.length} buffers for ${fields} fields`);
+    }
+    const n = Number(meta.length);
+    if (meta.nodes.some((node) => Number(node.length) !== n)) throw new Error('fields of different lengths');
+    const compressed = meta.compression !== null;
+    const buffers = new Map<number, Uint8Array>();
+    return {
+      n,
+      nullCount: (f) => Number(meta.nodes[f]!.nullCount),
+      buffer: (i) => {
+        let bytes = buffers.get(i);
+        if (bytes === undefined) {
+          const { offset, length } = meta.buffers[i]!;
+          bytes = body.subarray(Number(offset), Number(offset) + Number(length));
+          if (compressed && bytes.length > 0) bytes = decompressBuffer(bytes, i);
+          buffers.set(i, bytes);
+        }
+        return bytes;
+      },
+    };
   } catch (cause) {
     throw new CorruptSplitError(`split holds no readable Arrow record batch: ${(cause as Error).message}`, { cause });
   }
-  if (batch === undefined || batch.data.children.length !== columnCount + 1) {
-    throw new CorruptSplitError('split holds no Arrow record batch');
+}
+
+function decompressBuffer(bytes: Uint8Array, i: number): Uint8Array {
+  try {
+    const prefix = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0, true);
+    return prefix === NOT_COMPRESSED ? bytes.subarray(8) : zstd.decompress(bytes.subarray(8));
+  } catch (cause) {
+    throw new CorruptSplitError(`split holds no readable Arrow record batch: buffer ${i}: ${(cause as Error).message}`, { cause });
   }
-  return batch;
+}
+
+/** The bytes at an 8-byte aligned offset (copied when they are not). */
+function aligned(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+}
+
+/** A data buffer as n 64-bit words; too short means a corrupt split. */
+function words64(bytes: Uint8Array, n: number): BigUint64Array {
+  if (bytes.length < 8 * n) throw new CorruptSplitError(`a column holds ${bytes.length} bytes for ${n} rows`);
+  const a = aligned(bytes);
+  return new BigUint64Array(a.buffer, a.byteOffset, n);
 }
 
 class ByteWriter {
