@@ -20,10 +20,7 @@
  * `--server-args "--workers 1"` passes options to it; `--only REGEX` times
  * only the cases whose name matches.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { JSON_HEADERS, call, percentile, pool, startServer, waitForBacklog } from './harness.js';
+import { JSON_HEADERS, call, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -206,18 +203,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       ),
     );
     const result = { date: new Date().toISOString(), options: opts, serverArgs, loadMs: Math.round(loadMs), timings };
-    const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'aggregates-http.json'), JSON.stringify(result, null, 2));
+    writeResult('aggregates-http', result);
     return result;
   } finally {
     await server.stop();
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  run().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, () => run());

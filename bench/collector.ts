@@ -13,10 +13,8 @@
  *
  *   npm run build && node dist/bench/collector.js [--quick] [--metrics M --rounds R --batch B --concurrency C]
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AUTH, call, JSON_HEADERS, pool, startServer, waitForBacklog } from './harness.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { backlog, call, createBenchPolicy, JSON_HEADERS, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -63,29 +61,12 @@ function bytesWritten(pid: number | undefined): number {
   return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
 }
 
-async function backlog(base: string): Promise<number> {
-  const res = await call(`${base}/v1/status?details=false`, { headers: AUTH });
-  return ((await res.json()) as { storage: { summary: { measures: number } } }).storage.summary.measures;
-}
-
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
   const opts = parseArgs(argv);
   const server = await startServer();
   const { base } = server;
   try {
-    await call(`${base}/v1/archive_policy`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: JSON.stringify({
-        name: 'collector',
-        aggregation_methods: ['mean', 'min', 'max', 'sum', 'std', 'count'],
-        definition: [
-          { granularity: '10s', timespan: '1 day' },
-          { granularity: '1m', timespan: '30 days' },
-          { granularity: '1h', timespan: '365 days' },
-        ],
-      }),
-    });
+    await createBenchPolicy(base, 'collector', '10s');
     let t = performance.now();
     const ids = await createMetrics(base, opts.metrics);
     const createSeconds = (performance.now() - t) / 1000;
@@ -139,18 +120,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       'drain after the last 202 (s)': result.drainSeconds.toFixed(1),
       'bytes written to disk per update': result.bytesWrittenPerUpdate,
     });
-    const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'collector.json'), JSON.stringify(result, null, 2));
+    writeResult('collector', result);
     return result;
   } finally {
     await server.stop();
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  run().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, () => run());

@@ -8,7 +8,7 @@
  * server process (e.g. to profile it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,13 +93,49 @@ export async function pool<T>(items: T[], concurrency: number, fn: (item: T) => 
   );
 }
 
+/** Measures waiting to be processed, from /v1/status. */
+export async function backlog(base: string): Promise<number> {
+  const res = await call(`${base}/v1/status?details=false`, { headers: AUTH });
+  return ((await res.json()) as { storage: { summary: { measures: number } } }).storage.summary.measures;
+}
+
 /** Polls /v1/status until no measures are waiting to be processed. */
 export async function waitForBacklog(base: string, pollMs = 20): Promise<void> {
-  for (;;) {
-    const status = (await (await call(`${base}/v1/status?details=false`, { headers: AUTH })).json()) as {
-      storage: { summary: { measures: number } };
-    };
-    if (status.storage.summary.measures === 0) return;
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+  while ((await backlog(base)) > 0) await new Promise((r) => setTimeout(r, pollMs));
+}
+
+/**
+ * Creates the archive policy the ingestion benchmarks use: the six default
+ * methods at three granularities (`finest`, 1 minute, 1 hour).
+ */
+export async function createBenchPolicy(base: string, name: string, finest: string): Promise<void> {
+  await call(`${base}/v1/archive_policy`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      name,
+      aggregation_methods: ['mean', 'min', 'max', 'sum', 'std', 'count'],
+      definition: [
+        { granularity: finest, timespan: '1 day' },
+        { granularity: '1m', timespan: '30 days' },
+        { granularity: '1h', timespan: '365 days' },
+      ],
+    }),
+  });
+}
+
+/** Writes a benchmark's result to bench/results/NAME.json. */
+export function writeResult(name: string, result: unknown): void {
+  const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, `${name}.json`), JSON.stringify(result, null, 2));
+}
+
+/** Runs `run` when `moduleUrl` is the script node was started with; exits 1 on failure. */
+export function runIfMain(moduleUrl: string, run: () => Promise<unknown>): void {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  run().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -7,10 +7,7 @@
  * Reports accepted measures/s (202s), processed measures/s (until /v1/status
  * shows no backlog) and read latencies; writes bench/results/http.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AUTH, JSON_HEADERS, call, percentile, pool, startServer, waitForBacklog } from './harness.js';
+import { AUTH, JSON_HEADERS, call, createBenchPolicy, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -37,19 +34,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
   const server = await startServer();
   const { base } = server;
   try {
-    await call(`${base}/v1/archive_policy`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: JSON.stringify({
-        name: 'bench',
-        aggregation_methods: ['mean', 'min', 'max', 'sum', 'std', 'count'],
-        definition: [
-          { granularity: '1s', timespan: '1 day' },
-          { granularity: '1m', timespan: '30 days' },
-          { granularity: '1h', timespan: '365 days' },
-        ],
-      }),
-    });
+    await createBenchPolicy(base, 'bench', '1s');
     const ids: string[] = [];
     await pool(Array.from({ length: opts.metrics }), opts.concurrency, async () => {
       const res = await call(`${base}/v1/metric`, {
@@ -107,18 +92,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       'single-metric read p95 ms': result.read.p95.toFixed(2),
       'single-metric read p99 ms': result.read.p99.toFixed(2),
     });
-    const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'http.json'), JSON.stringify(result, null, 2));
+    writeResult('http', result);
     return result;
   } finally {
     await server.stop();
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  run().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, () => run());

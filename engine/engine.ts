@@ -53,7 +53,9 @@ async function storageFullOr(err: unknown, dataDir: string): Promise<unknown> {
   const message = cause instanceof Error ? cause.message : String(cause);
   const code = (cause as { code?: unknown } | null)?.code;
   if (code === 28 || /MDB_MAP_FULL|ENOSPC|No space left/.test(message)) return new StorageFull(message);
-  if (code === 5 && diskNearlyFull(dataDir)) return new StorageFull(`no space left on device (${message})`);
+  // From a worker thread the error arrives cloned, without its code.
+  const io = code === 5 || /Input\/output error|\bEIO\b/.test(message);
+  if (io && diskNearlyFull(dataDir)) return new StorageFull(`no space left on device (${message})`);
   return err;
 }
 
@@ -209,6 +211,15 @@ export class Engine {
     }
   }
 
+  /** Processes these metrics' pending measures now (`refresh=true`); a full disk is a 507. */
+  async refresh(metricIds: string[]): Promise<void> {
+    try {
+      await this.processor.refresh(metricIds);
+    } catch (err) {
+      throw await storageFullOr(err, this.options.dataDir);
+    }
+  }
+
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(
     metric: MetricRecord,
@@ -228,7 +239,7 @@ export class Engine {
     if (typeof options.resample === 'string' && options.method.startsWith('rate:')) {
       throw new BadRequest('Cannot derive aggregates on calendar granularities.');
     }
-    if (options.refresh && this.processor.hasPending(metric.id)) await this.processor.refresh([metric.id]);
+    if (options.refresh && this.processor.hasPending(metric.id)) await this.refresh([metric.id]);
     const read: ReadOptions = { method: options.method, granularities };
     if (options.start !== undefined) read.start = options.start;
     if (options.stop !== undefined) read.stop = options.stop;

@@ -214,7 +214,7 @@ export function aggregatesService(engine: Engine): AggregatesService {
 
 export async function refreshMetrics(engine: Engine, ids: readonly string[]): Promise<void> {
   const pending = ids.filter((id) => engine.processor.hasPending(id));
-  if (pending.length > 0) await engine.processor.refresh(pending);
+  if (pending.length > 0) await engine.refresh(pending);
 }
 
 /** Gnocchi checks `get metric` on the metric as listed, without its resource. */

@@ -89,6 +89,9 @@ describe.skipIf(!ENABLED)('a full disk', () => {
     for (let i = 0; i < 2_000 && refused < 10; i++) if ((await push()) !== 202) refused++;
     expect(refused).toBe(10);
     expect((await call(server.url, 'GET', '/healthcheck')).status).toBe(200);
+    // A read that must process first cannot while the disk is full: 507 too.
+    const refreshed = await call(server.url, 'GET', `/v1/metric/${ids[0]}/measures?refresh=true`);
+    expect([200, 507], refreshed.text).toContain(refreshed.status);
 
     rmSync(filler);
     for (let i = 0; i < 5; i++) expect(await push()).toBe(202);
