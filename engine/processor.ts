@@ -247,14 +247,21 @@ export class Processor {
         }
       },
     );
-    const tracked = work.finally(() => {
-      this.running--;
-      for (const job of jobs) {
-        if (this.inflight.get(job.metricId) === tracked) this.inflight.delete(job.metricId);
-      }
-      if (this.pending.size > 0) this.schedule(0);
-      else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
-    });
+    let failed = false;
+    const tracked = work
+      .catch((err: unknown) => {
+        failed = true;
+        throw err;
+      })
+      .finally(() => {
+        this.running--;
+        for (const job of jobs) {
+          if (this.inflight.get(job.metricId) === tracked) this.inflight.delete(job.metricId);
+        }
+        // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
+        if (this.pending.size > 0) this.schedule(failed ? this.options.intervalMs : 0);
+        else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+      });
     for (const job of jobs) this.inflight.set(job.metricId, tracked);
     return tracked;
   }

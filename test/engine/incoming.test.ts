@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { Processor } from '../../engine/processor.js';
 import { encodeIncomingBatch, incomingEntries, readIncomingSlice } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 
@@ -126,4 +127,33 @@ describe('the processor', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 20_000);
+
+  it('retries a failed batch after the interval, not in a tight loop', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    let calls = 0;
+    const processor = new Processor({
+      storage: engine.storage,
+      index: engine.index,
+      runner: async () => {
+        calls++;
+        throw new Error('Input/output error');
+      },
+      parallelism: 1,
+      intervalMs: 3_600_000,
+      batchSize: 10,
+    });
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
+      const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+      processor.start();
+      processor.noteIncoming(1, [{ metricId: m.id, offset: 0, count: 1 }]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(calls).toBe(1);
+    } finally {
+      await processor.stop();
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
