@@ -69,6 +69,8 @@ export class Engine {
   private seq = 0;
   /** Record keys up to this are reserved in meta `incomingSeq` (see reserveSeq). */
   private reservedSeq = 0;
+  /** A push failed for want of disk space (see checkDisk). */
+  private diskFull = false;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
@@ -151,14 +153,30 @@ export class Engine {
     this.checkBacklog();
     const { bytes, entries } = encodeIncomingBatch(points);
     this.checkSpace(bytes.length);
+    this.checkDisk(bytes.length);
     const seq = ++this.seq;
     this.reserveSeq(false);
     try {
       await this.storage.incomingBatches.put(seq, bytes);
     } catch (err) {
-      throw await storageFullOr(err, this.options.dataDir);
+      const mapped = await storageFullOr(err, this.options.dataDir);
+      if (mapped instanceof StorageFull) this.diskFull = true;
+      throw mapped;
     }
     this.processor.noteIncoming(seq, entries);
+  }
+
+  /**
+   * Once a push failed on a full disk, the next ones are refused (507)
+   * without writing until the file system has room again: a failing LMDB
+   * commit is costly, and lmdb-js was seen to abort the process (heap
+   * corruption) after many failed commits in a row.
+   */
+  private checkDisk(bytes: number): void {
+    if (!this.diskFull) return;
+    const fs = statfsSync(this.options.dataDir);
+    if (fs.bavail * fs.bsize < Math.max(16 * bytes, 8 * 1024 ** 2)) throw new StorageFull('no space left on device');
+    this.diskFull = false;
   }
 
   /**

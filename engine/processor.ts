@@ -13,6 +13,9 @@ import type { Storage } from './storage.js';
 
 export type JobRunner = (jobs: ProcessJob[]) => Promise<ProcessResult[]>;
 
+/** The least wait before retrying after a failed batch. */
+const FAILED_RETRY_MS = 1000;
+
 export interface ProcessorOptions {
   storage: Storage;
   index: Index;
@@ -259,7 +262,7 @@ export class Processor {
           if (this.inflight.get(job.metricId) === tracked) this.inflight.delete(job.metricId);
         }
         // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
-        if (this.pending.size > 0) this.schedule(failed ? this.options.intervalMs : 0);
+        if (this.pending.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
         else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     for (const job of jobs) this.inflight.set(job.metricId, tracked);

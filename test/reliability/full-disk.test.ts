@@ -76,7 +76,13 @@ describe.skipIf(!ENABLED)('a full disk', () => {
         const id = ids[position % METRICS]!;
         (body[id] ??= []).push({ timestamp: BASE_SECONDS + Math.floor(position / METRICS), value: Math.random() });
       }
-      const res = await call(server!.url, 'POST', '/v1/batch/metrics/measures', body);
+      const res = await call(server!.url, 'POST', '/v1/batch/metrics/measures', body).catch(async (err: unknown) => {
+        // The server went away: say how, with the end of its log.
+        await new Promise((r) => setTimeout(r, 500));
+        const log = server!.stderr().split('\n').filter((l) => !/^\s+at |processing failed|mdb_page_spill/.test(l));
+        console.log('SERVER STDERR', server!.child.exitCode, server!.child.signalCode, log.slice(-20).join('\n'));
+        throw err;
+      });
       if (res.status === 202) for (const [id, ms] of Object.entries(body)) acknowledged.set(id, acknowledged.get(id)! + ms.length);
       else {
         expect(res.status, res.text).toBe(507);
