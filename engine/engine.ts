@@ -34,6 +34,9 @@ export interface EngineOptions {
 }
 
 /** Less than the larger of 64 MB and 1% of the filesystem left to unprivileged writers. */
+/** Room a push leaves on the file system at least (see Engine.checkDisk). */
+const DISK_MARGIN = 8 * 1024 ** 2;
+
 function diskNearlyFull(dir: string): boolean {
   const fs = statfsSync(dir);
   return fs.bavail * fs.bsize < Math.max(64 * 1024 ** 2, 0.01 * fs.blocks * fs.bsize);
@@ -69,8 +72,6 @@ export class Engine {
   private seq = 0;
   /** Record keys up to this are reserved in meta `incomingSeq` (see reserveSeq). */
   private reservedSeq = 0;
-  /** A push failed for want of disk space (see checkDisk). */
-  private diskFull = false;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
@@ -159,24 +160,22 @@ export class Engine {
     try {
       await this.storage.incomingBatches.put(seq, bytes);
     } catch (err) {
-      const mapped = await storageFullOr(err, this.options.dataDir);
-      if (mapped instanceof StorageFull) this.diskFull = true;
-      throw mapped;
+      throw await storageFullOr(err, this.options.dataDir);
     }
     this.processor.noteIncoming(seq, entries);
   }
 
   /**
-   * Once a push failed on a full disk, the next ones are refused (507)
-   * without writing until the file system has room again: a failing LMDB
-   * commit is costly, and lmdb-js was seen to abort the process (heap
-   * corruption) after many failed commits in a row.
+   * Refuses a push (507) while the file system has less room than a margin
+   * for it, rather than letting LMDB's commit fail: a failing commit is
+   * costly, and lmdb-js was seen to abort the process (heap corruption)
+   * after many failed commits in a row. One statfs per push.
    */
   private checkDisk(bytes: number): void {
-    if (!this.diskFull) return;
     const fs = statfsSync(this.options.dataDir);
-    if (fs.bavail * fs.bsize < Math.max(16 * bytes, 8 * 1024 ** 2)) throw new StorageFull('no space left on device');
-    this.diskFull = false;
+    if (fs.bavail * fs.bsize < Math.max(16 * bytes, DISK_MARGIN)) {
+      throw new StorageFull(`no space left on device (${fs.bavail * fs.bsize} bytes free)`);
+    }
   }
 
   /**
