@@ -33,10 +33,10 @@ export interface EngineOptions {
   maxBacklog?: number;
 }
 
-/** Less than the larger of 64 MB and 1% of the filesystem left to unprivileged writers. */
 /** Room a push leaves on the file system at least (see Engine.checkDisk). */
 const DISK_MARGIN = 8 * 1024 ** 2;
 
+/** Less than the larger of 64 MB and 1% of the filesystem left to unprivileged writers. */
 function diskNearlyFull(dir: string): boolean {
   const fs = statfsSync(dir);
   return fs.bavail * fs.bsize < Math.max(64 * 1024 ** 2, 0.01 * fs.blocks * fs.bsize);
