@@ -7,6 +7,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import { processMetrics, type ProcessJob, type ProcessResult } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
 import type { Storage } from './storage.js';
+import { workerScript } from './worker-script.js';
 
 export interface WorkerRunner {
   run: JobRunner;
@@ -34,15 +35,8 @@ export function fromTask(task: ProcessTask): ProcessJob[] {
   return task.jobs.map(({ policyName, ...job }) => ({ ...job, policy: policies.get(policyName)! }));
 }
 
-/** Compiled worker entry point; from the TypeScript sources (tests), the build's copy. */
-function workerFile(name: string): string {
-  const here = import.meta.url;
-  const url = here.endsWith('.ts') ? new URL(`../dist/workers/${name}.js`, here) : new URL(`../workers/${name}.js`, here);
-  return url.href;
-}
-
 export function createWorkerRunner(dataDir: string, threads: number): WorkerRunner {
-  const pool = new Piscina({ filename: workerFile('process'), minThreads: threads, maxThreads: threads });
+  const pool = new Piscina({ ...workerScript('process'), minThreads: threads, maxThreads: threads });
   return {
     run: (jobs) => pool.run(toTask(dataDir, jobs)) as Promise<ProcessResult[]>,
     destroy: () => pool.destroy(),

@@ -4,6 +4,7 @@
  * thread. Only the task (ids, policies, the AST) and the result cross.
  */
 import { Piscina } from 'piscina';
+import { workerScript } from '../worker-script.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import { EngineError } from '../errors.js';
 import type { Storage } from '../storage.js';
@@ -99,17 +100,8 @@ export function inlineAggregatesRunner(storage: Storage): AggregatesRunner {
   };
 }
 
-/** Compiled worker entry point; from the TypeScript sources (tests), the build's copy. */
-function workerFile(): string {
-  const here = import.meta.url;
-  const url = here.endsWith('.ts')
-    ? new URL('../../dist/workers/aggregates.js', here)
-    : new URL('../../workers/aggregates.js', here);
-  return url.href;
-}
-
 export function workerAggregatesRunner(dataDir: string, threads: number): AggregatesRunner {
-  const pool = new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
+  const pool = new Piscina({ ...workerScript('aggregates'), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
   return {
     run: async (task) => unwrap((await pool.run({ dataDir, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: () => pool.destroy(),
