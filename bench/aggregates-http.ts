@@ -20,7 +20,7 @@
  * `--server-args "--workers 1"` passes options to it; `--only REGEX` times
  * only the cases whose name matches.
  */
-import { JSON_HEADERS, call, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { JSON_HEADERS, call, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -159,15 +159,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
         definition: [{ granularity: `${GRANULARITY_S}s`, points: Math.max(opts.points, opts['resource-points']) }],
       }),
     });
-    const ids: string[] = [];
-    await pool(Array.from({ length: opts.metrics }), opts.concurrency, async () => {
-      const res = await call(`${base}/v1/metric`, {
-        method: 'POST',
-        headers: JSON_HEADERS,
-        body: JSON.stringify({ archive_policy_name: 'bench' }),
-      });
-      ids.push(((await res.json()) as { id: string }).id);
-    });
+    const ids = await createMetrics(base, 'bench', opts.metrics, opts.concurrency);
     ids.sort();
     const cpu: string[] = [];
     await pool(Array.from({ length: opts.resources }, (_, i) => i), opts.concurrency, async (i) => {

@@ -124,6 +124,16 @@ export async function createBenchPolicy(base: string, name: string, finest: stri
   });
 }
 
+/** Creates `count` metrics of `policy` from `concurrency` clients; their ids, in creation order. */
+export async function createMetrics(base: string, policy: string, count: number, concurrency: number): Promise<string[]> {
+  const ids: string[] = [];
+  await pool(Array.from({ length: count }), concurrency, async () => {
+    const res = await call(`${base}/v1/metric`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ archive_policy_name: policy }) });
+    ids.push(((await res.json()) as { id: string }).id);
+  });
+  return ids;
+}
+
 /** Writes a benchmark's result to bench/results/NAME.json. */
 export function writeResult(name: string, result: unknown): void {
   const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));

@@ -7,7 +7,7 @@
  * Reports accepted measures/s (202s), processed measures/s (until /v1/status
  * shows no backlog) and read latencies; writes bench/results/http.json.
  */
-import { AUTH, JSON_HEADERS, call, createBenchPolicy, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { AUTH, JSON_HEADERS, call, createBenchPolicy, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -35,15 +35,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
   const { base } = server;
   try {
     await createBenchPolicy(base, 'bench', '1s');
-    const ids: string[] = [];
-    await pool(Array.from({ length: opts.metrics }), opts.concurrency, async () => {
-      const res = await call(`${base}/v1/metric`, {
-        method: 'POST',
-        headers: JSON_HEADERS,
-        body: JSON.stringify({ archive_policy_name: 'bench' }),
-      });
-      ids.push(((await res.json()) as { id: string }).id);
-    });
+    const ids = await createMetrics(base, 'bench', opts.metrics, opts.concurrency);
 
     // Batches of `batch` measures: each covers batch/metrics... consecutive points of every metric.
     const perMetricPerBatch = Math.max(1, Math.floor(opts.batch / opts.metrics));

@@ -41,7 +41,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AUTH, JSON_HEADERS, call, percentile, pool, startServer, type RunningServer } from './harness.js';
+import { AUTH, JSON_HEADERS, call, createMetrics, percentile, startServer, type RunningServer } from './harness.js';
 
 interface Options {
   minutes: number;
@@ -371,11 +371,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<boole
         ],
       }),
     });
-    const ids: string[] = [];
-    await pool(Array.from({ length: opts.metrics }), 4, async () => {
-      const res = await call(`${base}/v1/metric`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ archive_policy_name: 'soak' }) });
-      ids.push(((await res.json()) as { id: string }).id);
-    });
+    const ids = await createMetrics(base, 'soak', opts.metrics, 4);
     const clients = opts['push-clients'];
     const streams = Array.from({ length: clients }, (_, c) => new PushStream(ids.filter((_, i) => i % clients === c)));
     const load = new Load(base);

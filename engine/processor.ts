@@ -29,12 +29,6 @@ export interface ProcessorOptions {
   onError?: (err: unknown) => void;
 }
 
-interface Pending {
-  measures: number;
-  /** Where the points are, oldest record first. */
-  refs: IncomingRef[];
-}
-
 export interface BacklogStatus {
   metrics: number;
   measures: number;
@@ -42,7 +36,8 @@ export interface BacklogStatus {
 }
 
 export class Processor {
-  private readonly pending = new Map<string, Pending>();
+  /** Per metric, where its pending points are, oldest record first. */
+  private readonly pending = new Map<string, IncomingRef[]>();
   /** The sum of `pending` measures, kept in step so admission checks are O(1). */
   private pendingMeasures = 0;
   private readonly inflight = new Map<string, Promise<void>>();
@@ -85,27 +80,23 @@ export class Processor {
     for (const { metricId, offset, count } of entries) {
       this.pendingMeasures += count;
       const ref = { seq, offset, count };
-      const p = this.pending.get(metricId);
-      if (p === undefined) this.pending.set(metricId, { measures: count, refs: [ref] });
-      else {
-        p.measures += count;
-        p.refs.push(ref);
-      }
+      const refs = this.pending.get(metricId);
+      if (refs === undefined) this.pending.set(metricId, [ref]);
+      else refs.push(ref);
     }
     this.schedule(0);
   }
 
   forget(metricId: string): void {
-    const p = this.pending.get(metricId);
-    if (p === undefined) return;
+    const refs = this.pending.get(metricId);
+    if (refs === undefined) return;
     this.pending.delete(metricId);
-    this.release(p, p.refs.length);
+    this.release(refs, refs.length);
   }
 
   /** Drops the first `count` refs of a metric; records no metric needs any more are deleted. */
-  private release(p: Pending, count: number): void {
-    for (const ref of p.refs.splice(0, count)) {
-      p.measures -= ref.count;
+  private release(refs: IncomingRef[], count: number): void {
+    for (const ref of refs.splice(0, count)) {
       this.pendingMeasures -= ref.count;
       const left = (this.live.get(ref.seq) ?? 1) - 1;
       if (left > 0) this.live.set(ref.seq, left);
@@ -130,7 +121,7 @@ export class Processor {
   /** Counts; with `perMetric`, each metric's pending measures too (O(metrics pending)). */
   backlog(perMetric = true): BacklogStatus {
     const counts: Record<string, number> = {};
-    if (perMetric) for (const [id, p] of this.pending) counts[id] = p.measures;
+    if (perMetric) for (const [id, refs] of this.pending) counts[id] = refs.reduce((n, r) => n + r.count, 0);
     return { metrics: this.pending.size, measures: this.pendingMeasures, perMetric: counts };
   }
 
@@ -225,12 +216,12 @@ export class Processor {
     for (const id of metricIds) {
       const metric = this.options.index.getMetric(id);
       const policy = metric && this.options.index.getPolicy(metric.archivePolicyName);
-      const p = this.pending.get(id);
-      if (metric === undefined || policy === undefined || p === undefined) {
+      const refs = this.pending.get(id);
+      if (metric === undefined || policy === undefined || refs === undefined) {
         this.forget(id);
         continue;
       }
-      jobs.push({ metricId: id, policy, refs: [...p.refs] });
+      jobs.push({ metricId: id, policy, refs: [...refs] });
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;
@@ -240,13 +231,13 @@ export class Processor {
         // see the new snapshot instead of a cached older one.
         this.options.storage.root.resetReadTxn();
         for (const r of results) {
-          const p = this.pending.get(r.metricId);
-          if (p === undefined) continue;
+          const refs = this.pending.get(r.metricId);
+          if (refs === undefined) continue;
           // Records pushed while the job ran come after r.lastSeq and stay.
           let consumed = 0;
-          while (consumed < p.refs.length && p.refs[consumed]!.seq <= r.lastSeq) consumed++;
-          this.release(p, consumed);
-          if (p.refs.length === 0) this.pending.delete(r.metricId);
+          while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) consumed++;
+          this.release(refs, consumed);
+          if (refs.length === 0) this.pending.delete(r.metricId);
         }
       },
     );

@@ -2,6 +2,7 @@
 // values of the straightforward evaluation, window by window, that mimics
 // numpy (engine/aggregates/reduce.ts): same bits, same NaN, same signed zeros.
 import { describe, expect, it } from 'vitest';
+import { random } from '../../bench/split-codec.bench.js';
 import { rollingReduce } from '../../engine/aggregates/rolling.js';
 import { reduce } from '../../engine/aggregates/reduce.js';
 import { SERIES_METHODS, type SeriesMethod } from '../../formats/operations-nodes.js';
@@ -26,18 +27,6 @@ function reference(column: Float64Array, window: number, method: SeriesMethod): 
     }
   }
   return out;
-}
-
-/** Deterministic pseudo-random values (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function column(length: number, seed: number, pick: (r: () => number) => number): Float64Array {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { random } from '../../bench/split-codec.bench.js';
 import {
   decodeStoredSplit,
   encodeRawSplit,
@@ -73,15 +74,6 @@ describe('mergeSplits', () => {
 });
 
 describe('mergeIntoRawSplit', () => {
-  // A small deterministic generator: the cases must replay identically.
-  function random(seed: number): () => number {
-    let x = seed;
-    return () => {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      return x / 2 ** 32;
-    };
-  }
-
   function randomSplit(next: () => number, ncols: number, from: number, count: number): SplitColumns {
     const ts: number[] = [];
     for (let t = from; ts.length < count; t++) if (next() < 0.6) ts.push(t * G);

@@ -2,6 +2,7 @@
 // decodeMeasures) wherever it answers, and step aside (null) wherever the
 // general path has something else to say.
 import { describe, expect, it } from 'vitest';
+import { random } from '../../bench/split-codec.bench.js';
 import { scanMeasureBatch, scanMeasureList } from '../../formats/measure-scan.js';
 import { decodeMeasures } from '../../formats/measures.js';
 import { parseIsoTimestamp, parseNumpyDatetime } from '../../formats/timestamp.js';
@@ -16,15 +17,6 @@ function general(text: string): { timestamps: number[]; values: number[] } {
 function scanned(text: string): { timestamps: number[]; values: number[] } | null {
   const d = scanMeasureList(text);
   return d === null ? null : { timestamps: [...d.timestamps], values: [...d.values] };
-}
-
-// Deterministic, so a failure replays.
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    return x / 2 ** 32;
-  };
 }
 
 describe('scanMeasureList answers as the general path does', () => {
