@@ -13,8 +13,7 @@
  *
  *   npm run build && node dist/bench/collector.js [--quick] [--metrics M --rounds R --batch B --concurrency C]
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { backlog, call, createBenchPolicy, JSON_HEADERS, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { backlog, bytesWritten, call, createBenchPolicy, JSON_HEADERS, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -52,13 +51,6 @@ async function createMetrics(base: string, count: number): Promise<string[]> {
     ids.push(...Object.values(((await res.json()) as { metrics: Record<string, string> }).metrics));
   });
   return ids;
-}
-
-/** Bytes the process has caused to be written to storage (Linux /proc/PID/io), or NaN. */
-function bytesWritten(pid: number | undefined): number {
-  const file = `/proc/${pid}/io`;
-  if (pid === undefined || !existsSync(file)) return Number.NaN;
-  return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
 }
 
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {

@@ -8,7 +8,7 @@
  * server process (e.g. to profile it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +132,16 @@ export async function createMetrics(base: string, policy: string, count: number,
     ids.push(((await res.json()) as { id: string }).id);
   });
   return ids;
+}
+
+/**
+ * Bytes the process has caused to be written to storage (Linux /proc/PID/io),
+ * or NaN: unlike times, not skewed by other load on the machine.
+ */
+export function bytesWritten(pid: number | undefined): number {
+  const file = `/proc/${pid}/io`;
+  if (pid === undefined || !existsSync(file)) return Number.NaN;
+  return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
 }
 
 /** Writes a benchmark's result to bench/results/NAME.json. */

@@ -7,7 +7,7 @@
  * Reports accepted measures/s (202s), processed measures/s (until /v1/status
  * shows no backlog) and read latencies; writes bench/results/http.json.
  */
-import { AUTH, JSON_HEADERS, call, createBenchPolicy, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { AUTH, JSON_HEADERS, bytesWritten, call, createBenchPolicy, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -53,6 +53,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       bodies.push(JSON.stringify(body));
     }
     const total = opts.metrics * opts.points;
+    const written = bytesWritten(server.child.pid);
     const t0 = performance.now();
     await pool(bodies, opts.concurrency, async (body) => {
       await call(`${base}/v1/batch/metrics/measures`, { method: 'POST', headers: JSON_HEADERS, body });
@@ -60,6 +61,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     const accepted = performance.now() - t0;
     await waitForBacklog(base);
     const processed = performance.now() - t0;
+    const writtenPerMeasure = (bytesWritten(server.child.pid) - written) / total;
 
     const latencies: number[] = [];
     await pool(Array.from({ length: opts.reads }), 1, async () => {
@@ -75,11 +77,13 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       measures: total,
       acceptedPerSecond: Math.round(total / (accepted / 1000)),
       processedPerSecond: Math.round(total / (processed / 1000)),
+      bytesWrittenPerMeasure: Math.round(writtenPerMeasure),
       read: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) },
     };
     console.table({
       'accepted measures/s': result.acceptedPerSecond,
       'processed measures/s (end to end)': result.processedPerSecond,
+      'bytes written to disk per measure': result.bytesWrittenPerMeasure,
       'single-metric read p50 ms': result.read.p50.toFixed(2),
       'single-metric read p95 ms': result.read.p95.toFixed(2),
       'single-metric read p99 ms': result.read.p99.toFixed(2),
