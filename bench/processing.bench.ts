@@ -2,7 +2,8 @@
  * Processing throughput in process (no HTTP, inline runner): how many metric
  * updates and measures per second the processor turns into stored
  * aggregates, for many metrics with one point each (how collectors push)
- * and few metrics with many points. Policy: 1 s / 1 min / 1 h with the six
+ * and few metrics with many points, and the bytes written to disk per
+ * measure (pushes and processing). Policy: 1 s / 1 min / 1 h with the six
  * default methods.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/processing.bench.js [--metrics M --points N --pushes K]
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Engine } from '../engine/engine.js';
+import { bytesWritten } from './harness.js';
 
 const S = 1_000_000;
 
@@ -55,6 +57,7 @@ async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record
     const t0 = Date.UTC(2024, 0, 1) * 1000;
     let pushMs = 0;
     let processMs = 0;
+    const written = bytesWritten(process.pid);
     for (let r = 0; r < pushes; r++) {
       const batch = new Map(
         ids.map((id) => [
@@ -78,6 +81,7 @@ async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record
       'stored measures/s': Math.round(measures / (pushMs / 1000)),
       'processed measures/s': Math.round(measures / (processMs / 1000)),
       'metric updates/s': Math.round((metrics * pushes) / (processMs / 1000)),
+      'bytes written per measure': Math.round((bytesWritten(process.pid) - written) / measures),
     };
   } finally {
     await engine.close();

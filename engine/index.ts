@@ -18,6 +18,7 @@ import {
   NoSuchResource,
 } from './errors.js';
 import { compileGlob } from './glob.js';
+import { dropStateChunks } from './state-chunks.js';
 import type { Storage } from './storage.js';
 
 /** Removes a metric's record and stored data; call inside a write transaction. */
@@ -28,6 +29,7 @@ export function dropMetric(storage: Storage, metric: MetricRecord): void {
     void storage.metricsByResource.remove([metric.resourceId, metric.name]);
   }
   void storage.states.remove(id);
+  dropStateChunks(storage, id);
   for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
     void storage.splits.remove(key);
   }

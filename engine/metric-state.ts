@@ -4,15 +4,19 @@
  * granularity the open split (the newest one, still receiving points, kept
  * in the raw split form and carried as bytes: processing appends to it
  * without decoding it) and the key of the oldest sealed split (so retention only scans the
- * split store when something actually expires).
+ * split store when something actually expires). Only the newest rows of
+ * the tail and of each open split are inline; older ones are frozen into
+ * chunk records (engine/state-chunks.ts), so an update rewrites a bounded
+ * number of bytes whatever the sizes of the tail and of the splits.
  */
 import type { Series } from './aggregation.js';
-import { decodeStoredSplit, type SplitColumns } from './split.js';
 
 export interface OpenSplit {
   key: number;
-  /** The split in the raw form of `encodeRawSplit`. */
+  /** The split's newest rows, in the raw form of `encodeRawSplit`. */
   raw: Uint8Array;
+  /** How many chunk records hold its older rows. */
+  frozen: number;
 }
 
 export interface GranularityState {
@@ -22,7 +26,9 @@ export interface GranularityState {
 }
 
 export interface MetricState {
+  /** The raw back-window points, or their newest ones when `tailFrozen` chunks hold the older. */
   tail: Series;
+  tailFrozen: number;
   granularities: GranularityState[];
   /**
    * The newest incoming record (engine/incoming-batch.ts) whose points for
@@ -31,13 +37,19 @@ export interface MetricState {
   lastSeq: number;
 }
 
-/** Version 1 (before incoming records were shared by metrics) had no `lastSeq`. */
-const VERSION = 2;
-const HEADERS: Record<number, number> = { 1: 8, 2: 16 };
-const GRANULARITY_HEADER = 28;
+/**
+ * Version 1 (before incoming records were shared by metrics) had no
+ * `lastSeq`; versions 1 and 2 had no frozen chunks (read as 0): version 3
+ * added the tail's chunk count to the header and the open split's to each
+ * granularity's.
+ */
+const VERSION = 3;
+const HEADERS: Record<number, number> = { 1: 8, 2: 16, 3: 20 };
+const GRANULARITY_HEADERS: Record<number, number> = { 1: 28, 2: 28, 3: 32 };
+const GRANULARITY_HEADER = GRANULARITY_HEADERS[VERSION]!;
 
 export function emptyMetricState(): MetricState {
-  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, granularities: [], lastSeq: 0 };
+  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, tailFrozen: 0, granularities: [], lastSeq: 0 };
 }
 
 function headerSize(bytes: Uint8Array): number {
@@ -63,6 +75,7 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
   out[3] = 0;
   out.writeUInt32LE(n, 4);
   out.writeDoubleLE(state.lastSeq, 8);
+  out.writeUInt32LE(state.tailFrozen, 16);
   let offset = HEADERS[VERSION]!;
   const { timestamps, values } = state.tail;
   out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), offset);
@@ -74,6 +87,7 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
     out.writeDoubleLE(g.open === null ? Number.NaN : g.open.key, offset + 8);
     out.writeDoubleLE(g.oldestSealedKey ?? Number.NaN, offset + 16);
     out.writeUInt32LE(open?.length ?? 0, offset + 24);
+    out.writeUInt32LE(g.open?.frozen ?? 0, offset + 28);
     offset += GRANULARITY_HEADER;
     if (open !== null) {
       out.set(open, offset);
@@ -93,10 +107,12 @@ interface Entry {
   oldestSealedKey: number | null;
   offset: number;
   length: number;
+  frozen: number;
 }
 
 function entries(bytes: Buffer): Entry[] {
   const count = bytes[1]!;
+  const granularityHeader = GRANULARITY_HEADERS[bytes[0]!]!;
   let offset = headerSize(bytes) + 16 * bytes.readUInt32LE(4);
   const out: Entry[] = [];
   for (let i = 0; i < count; i++) {
@@ -105,17 +121,18 @@ function entries(bytes: Buffer): Entry[] {
       granularity: bytes.readDoubleLE(offset),
       key: nullable(bytes.readDoubleLE(offset + 8)),
       oldestSealedKey: nullable(bytes.readDoubleLE(offset + 16)),
-      offset: offset + GRANULARITY_HEADER,
+      offset: offset + granularityHeader,
       length,
+      frozen: granularityHeader > 28 ? bytes.readUInt32LE(offset + 28) : 0,
     });
-    offset += GRANULARITY_HEADER + length;
+    offset += granularityHeader + length;
   }
   return out;
 }
 
 function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
   if (e.key === null || e.length === 0) return null;
-  return { key: e.key, raw: bytes.subarray(e.offset, e.offset + e.length) };
+  return { key: e.key, raw: bytes.subarray(e.offset, e.offset + e.length), frozen: e.frozen };
 }
 
 /** The state; its open splits are views into `bytes`. */
@@ -129,6 +146,7 @@ export function decodeMetricState(bytes: Buffer): MetricState {
   return {
     lastSeq: lastSeqOf(bytes),
     tail: { timestamps, values },
+    tailFrozen: header >= 20 ? bytes.readUInt32LE(16) : 0,
     granularities: entries(bytes).map((e) => ({
       granularity: e.granularity,
       open: openOf(bytes, e),
@@ -137,10 +155,13 @@ export function decodeMetricState(bytes: Buffer): MetricState {
   };
 }
 
-/** Only the open split of one granularity, only column `only`: what a read needs. */
-export function openSplitOf(bytes: Buffer, granularity: number, only: number): { key: number; data: SplitColumns } | null {
+/** The open split of one granularity (its inline rows are views into `bytes`), without decoding the rest. */
+export function openSplitOf(bytes: Buffer, granularity: number): OpenSplit | null {
   const e = entries(bytes).find((x) => x.granularity === granularity);
-  const open = e === undefined ? null : openOf(bytes, e);
-  if (open === null) return null;
-  return { key: open.key, data: decodeStoredSplit(open.raw, open.key, e!.granularity, bytes[2]!, only) };
+  return e === undefined ? null : openOf(bytes, e);
+}
+
+/** The number of aggregation methods the state's splits hold. */
+export function columnCountOf(bytes: Buffer): number {
+  return bytes[2]!;
 }

@@ -11,7 +11,8 @@ import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import { readIncomingSlice, type IncomingRef } from './incoming-batch.js';
-import { decodeStoredSplit, encodeRawSplit, encodeSealedSplit, mergeIntoRawSplit, mergeSplits, type SplitColumns } from './split.js';
+import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail, type FullTail } from './state-chunks.js';
+import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { SplitKeyTuple, Storage } from './storage.js';
 
 export interface ProcessJob {
@@ -36,6 +37,7 @@ interface Planned {
   consumed: number;
   lastSeq: number;
   state: MetricState;
+  tail: FullTail;
   update: MetricUpdate | null;
 }
 
@@ -57,9 +59,10 @@ function plan(storage: Storage, records: RecordCache, job: ProcessJob): Planned 
     const bytes = record(storage, records, ref.seq);
     if (bytes !== undefined) batches.push(readIncomingSlice(bytes, ref.offset, ref.count));
   }
-  const update = batches.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : state.tail, batches);
+  const tail = readTail(storage, job.metricId, state);
+  const update = batches.length === 0 ? null : computeUpdate(job.policy, stored === undefined ? null : tail.tail, batches);
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
-  return { job, consumed: refs.reduce((n, r) => n + r.count, 0), lastSeq, state, update };
+  return { job, consumed: refs.reduce((n, r) => n + r.count, 0), lastSeq, state, tail, update };
 }
 
 function putSealed(storage: Storage, key: SplitKeyTuple, data: SplitColumns): void {
@@ -73,15 +76,15 @@ function applyGranularity(storage: Storage, metricId: string, ncols: number, gs:
   };
   for (const { key, rows } of g.splits) {
     if (gs.open !== null && key === gs.open.key) {
-      gs.open = { key, raw: mergeIntoRawSplit(gs.open.raw, rows) };
+      gs.open = extendOpenSplit(storage, metricId, g.granularity, ncols, gs.open, rows);
     } else if (gs.open === null || key > gs.open.key) {
       // A newer split starts: the open one is complete and gets encoded, once.
       if (gs.open !== null) {
-        const data = decodeStoredSplit(gs.open.raw, gs.open.key, g.granularity, ncols);
-        putSealed(storage, [metricId, g.granularity, gs.open.key], data);
+        putSealed(storage, [metricId, g.granularity, gs.open.key], readOpenSplit(storage, metricId, g.granularity, ncols, gs.open));
+        dropOpenSplitChunks(storage, metricId, g.granularity, gs.open);
         sealed(gs.open.key);
       }
-      gs.open = { key, raw: encodeRawSplit(rows) };
+      gs.open = startOpenSplit(storage, metricId, g.granularity, key, rows);
     } else {
       // Rare: the back window reaches into an already sealed split.
       const tuple: SplitKeyTuple = [metricId, g.granularity, key];
@@ -119,7 +122,8 @@ function writeUpdate(storage: Storage, p: Planned): void {
     applyGranularity(storage, metricId, ncols, gs, g);
     return gs;
   });
-  void storage.states.put(metricId, encodeMetricState({ tail: update.tail, granularities, lastSeq: p.lastSeq }, ncols));
+  const tail = storeTail(storage, metricId, p.tail, p.state.tailFrozen, update.tail);
+  void storage.states.put(metricId, encodeMetricState({ ...tail, granularities, lastSeq: p.lastSeq }, ncols));
 }
 
 /** Processes the pending measures of `jobs` and commits the results. */

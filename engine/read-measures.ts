@@ -16,6 +16,7 @@ import {
   type Series,
 } from './aggregation.js';
 import { openSplitOf } from './metric-state.js';
+import { readOpenSplit } from './state-chunks.js';
 import { decodeStoredSplit, splitKeyOf, type SplitColumns } from './split.js';
 import type { Storage } from './storage.js';
 
@@ -81,8 +82,8 @@ function readColumn(
     take(decodeStoredSplit(value, key[2], granularity, ncols, column));
   }
   const state = storage.states.get(metricId);
-  const open = state === undefined ? null : openSplitOf(state, granularity, column);
-  if (open !== null && open.key >= startKey && open.key < endKey) take(open.data);
+  const open = state === undefined ? null : openSplitOf(state, granularity);
+  if (open !== null && open.key >= startKey && open.key < endKey) take(readOpenSplit(storage, metricId, granularity, ncols, open, column));
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;

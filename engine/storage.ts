@@ -11,12 +11,16 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  * Bumped whenever the on-disk layout changes. Version 1 kept incoming
  * measures per metric; `upgradeIncoming` (engine/incoming-upgrade.ts) moves
  * them into version 2's shared records when such a directory is opened.
+ * Version 3 added open-split chunks; its metric states still read those of
+ * versions 1 and 2 (as states with no chunks), so the upgrade from 2 only
+ * stamps the version.
  */
-export const FORMAT_VERSION = 2;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1];
+export const FORMAT_VERSION = 3;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2];
 
 export type IncomingKey = [metricId: string, seq: number];
 export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
+export type StateChunkKey = [metricId: string, granularity: number, firstTimestamp: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
 export type ResourceByTypeKey = [type: string, resourceId: string];
 export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
@@ -38,6 +42,8 @@ export interface Storage {
   readonly states: Database<Buffer, string>;
   /** Sealed (Arrow-encoded) aggregated splits. */
   readonly splits: Database<Buffer, SplitKeyTuple>;
+  /** The older rows of open splits and raw tails, in raw chunks (engine/state-chunks.ts). */
+  readonly stateChunks: Database<Buffer, StateChunkKey>;
   /** Resource types by name (`generic` is implicit). */
   readonly resourceTypes: Database<unknown, string>;
   /** Current revision of each resource, by resource UUID. */
@@ -105,6 +111,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
     states: root.openDB({ name: 'metric_state', encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
+    stateChunks: root.openDB({ name: 'state_chunks', encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
     resources: root.openDB({ name: 'resources', encoding: 'msgpack' }),
     resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),

@@ -10,6 +10,7 @@ import { Engine } from '../../engine/engine.js';
 import { Processor } from '../../engine/processor.js';
 import { encodeIncomingBatch, incomingEntries, readIncomingSlice } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
+import { FORMAT_VERSION } from '../../engine/storage.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -101,7 +102,7 @@ describe('pending points across restarts', () => {
     await engine.close();
 
     const upgraded = await open(dataDir);
-    expect(upgraded.storage.meta.get('format')).toBe(2);
+    expect(upgraded.storage.meta.get('format')).toBe(FORMAT_VERSION);
     expect([...upgraded.storage.incoming.getKeys()]).toEqual([]);
     expect(await sum(upgraded, a)).toBe(9);
     await upgraded.close();

@@ -1,0 +1,148 @@
+/**
+ * A metric's state is rewritten on every update, so what it holds inline
+ * must not grow with the data: the raw tail (up to a block of points, 3,600
+ * at 1 s for a 1 h block) and each open split (up to 3,600 rows of every
+ * method: ~200 KB for 6 methods) would make every update rewrite that much.
+ * So only their newest rows stay inline; once there are CHUNK_ROWS of them,
+ * all but the last are frozen into a chunk record, written once and keyed
+ * [metric, granularity, first timestamp] (granularity 0: the tail).
+ *
+ * Updates almost always start at or after the first inline row (the last
+ * period can still change; earlier ones only through points arriving out
+ * of order), so they rewrite the inline rows only; one that reaches back
+ * into frozen rows rewrites them whole. Sealing a split reads its chunks
+ * once and deletes them; the tail's chunks go when the tail moves past them.
+ */
+import type { Series } from './aggregation.js';
+import type { MetricState, OpenSplit } from './metric-state.js';
+import {
+  concatSplits,
+  cutRawSplit,
+  decodeStoredSplit,
+  encodeRawSplit,
+  mergeIntoRawSplit,
+  mergeSplits,
+  POINTS_PER_SPLIT,
+  rawFirstTimestamp,
+  rawRowCount,
+  type SplitColumns,
+} from './split.js';
+import type { StateChunkKey, Storage } from './storage.js';
+
+/** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
+export const CHUNK_ROWS = 256;
+
+const TAIL = 0;
+
+interface Range {
+  start: StateChunkKey;
+  end: StateChunkKey;
+}
+
+function openSplitRange(metricId: string, granularity: number, key: number): Range {
+  return { start: [metricId, granularity, key], end: [metricId, granularity, key + granularity * POINTS_PER_SPLIT] };
+}
+
+function tailRange(metricId: string): Range {
+  return { start: [metricId, TAIL, -Number.MAX_VALUE], end: [metricId, TAIL, Number.MAX_VALUE] };
+}
+
+function readChunks(storage: Storage, range: Range, granularity: number, ncols: number, only?: number): SplitColumns[] {
+  return [...storage.stateChunks.getRange(range)].map(({ value }) => decodeStoredSplit(value, range.start[2], granularity, ncols, only));
+}
+
+function dropChunks(storage: Storage, range: Range): void {
+  for (const key of storage.stateChunks.getKeys(range)) void storage.stateChunks.remove(key);
+}
+
+/** Every chunk of a metric; inside a write transaction. */
+export function dropStateChunks(storage: Storage, metricId: string): void {
+  dropChunks(storage, { start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] });
+}
+
+/**
+ * Freezes the rows of `raw` but the last into a chunk once there are
+ * CHUNK_ROWS of them; the rows left inline, and whether a chunk was written.
+ */
+function freeze(storage: Storage, metricId: string, slot: number, raw: Uint8Array): { raw: Uint8Array; froze: boolean } {
+  const n = rawRowCount(raw);
+  if (n < CHUNK_ROWS) return { raw, froze: false };
+  const [older, last] = cutRawSplit(raw, n - 1);
+  void storage.stateChunks.put([metricId, slot, rawFirstTimestamp(older)], older);
+  return { raw: last, froze: true };
+}
+
+/** Every row of an open split (only column `only`, when given), frozen chunks first. */
+export function readOpenSplit(storage: Storage, metricId: string, granularity: number, ncols: number, open: OpenSplit, only?: number): SplitColumns {
+  const parts = open.frozen > 0 ? readChunks(storage, openSplitRange(metricId, granularity, open.key), granularity, ncols, only) : [];
+  parts.push(decodeStoredSplit(open.raw, open.key, granularity, ncols, only));
+  return concatSplits(parts);
+}
+
+/** Deletes an open split's chunks (once it is sealed); inside a write transaction. */
+export function dropOpenSplitChunks(storage: Storage, metricId: string, granularity: number, open: OpenSplit): void {
+  if (open.frozen > 0) dropChunks(storage, openSplitRange(metricId, granularity, open.key));
+}
+
+function storeOpen(storage: Storage, metricId: string, granularity: number, key: number, raw: Uint8Array, frozen: number): OpenSplit {
+  const kept = freeze(storage, metricId, granularity, raw);
+  return { key, raw: kept.raw, frozen: frozen + (kept.froze ? 1 : 0) };
+}
+
+/** A new open split holding `rows`; inside a write transaction. */
+export function startOpenSplit(storage: Storage, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
+  return storeOpen(storage, metricId, granularity, key, encodeRawSplit(rows), 0);
+}
+
+/** The open split with `rows` merged in (new values win); inside a write transaction. */
+export function extendOpenSplit(storage: Storage, metricId: string, granularity: number, ncols: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
+  if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
+    return storeOpen(storage, metricId, granularity, open.key, mergeIntoRawSplit(open.raw, rows), open.frozen);
+  }
+  const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, ncols, open), rows);
+  dropOpenSplitChunks(storage, metricId, granularity, open);
+  return startOpenSplit(storage, metricId, granularity, open.key, whole);
+}
+
+/** A metric's whole tail, and how many of its first points sit in chunks. */
+export interface FullTail {
+  tail: Series;
+  frozenPoints: number;
+}
+
+function concatSeries(a: Series, b: Series): Series {
+  const timestamps = new Float64Array(a.timestamps.length + b.timestamps.length);
+  const values = new Float64Array(timestamps.length);
+  timestamps.set(a.timestamps);
+  timestamps.set(b.timestamps, a.timestamps.length);
+  values.set(a.values);
+  values.set(b.values, a.values.length);
+  return { timestamps, values };
+}
+
+export function readTail(storage: Storage, metricId: string, state: MetricState): FullTail {
+  if (state.tailFrozen === 0) return { tail: state.tail, frozenPoints: 0 };
+  const frozen = concatSplits(readChunks(storage, tailRange(metricId), TAIL, 1));
+  return { tail: concatSeries({ timestamps: frozen.timestamps, values: frozen.columns[0]! }, state.tail), frozenPoints: frozen.timestamps.length };
+}
+
+/**
+ * Stores the tail `next` that replaces `old`; its inline points and chunk
+ * count, for the state. The frozen points are kept when `next` still starts
+ * with them: it holds every old point from its first on (the first received
+ * point of a timestamp wins), so same first point and same point at the
+ * frozen count mean the same frozen points. Otherwise (the tail moved on,
+ * or a point arrived among the frozen ones) the tail is stored afresh.
+ */
+export function storeTail(storage: Storage, metricId: string, old: FullTail, oldChunks: number, next: Series): { tail: Series; tailFrozen: number } {
+  const f = old.frozenPoints;
+  const ts = next.timestamps;
+  const keep = f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1];
+  if (oldChunks > 0 && !keep) dropChunks(storage, tailRange(metricId));
+  const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
+  const kept = freeze(storage, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps, columns: [inline.values], present: [null] }));
+  const chunks = (keep ? oldChunks : 0) + (kept.froze ? 1 : 0);
+  if (!kept.froze) return { tail: inline, tailFrozen: chunks };
+  const last = inline.timestamps.length - 1;
+  return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks };
+}

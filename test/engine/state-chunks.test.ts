@@ -1,0 +1,137 @@
+// Open splits and raw tails in chunks: a metric fed in many small pushes, in
+// order or with points arriving out of order inside the back window (some
+// reaching rows already frozen into chunks), reads exactly as the same
+// points pushed at once; chunks exist while a split is open (or the tail
+// long) and are gone once the split is sealed (the tail moved on) or the
+// metric is deleted.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { random } from '../../bench/split-codec.bench.js';
+import { Engine } from '../../engine/engine.js';
+import type { MetricRecord } from '../../engine/index.js';
+import { CHUNK_ROWS } from '../../engine/state-chunks.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+const METHODS = ['mean', 'min', 'max', 'count', 'last'];
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function openEngine(): Promise<Engine> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-open-split-'));
+  dirs.push(dataDir);
+  const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: METHODS, workers: 0, processingIntervalMs: 1e9 });
+  await engine.processor.stop();
+  // Back window 0 with a 1 h block: points of the newest hour may still arrive in any order.
+  await engine.index.createPolicy({
+    name: 'p',
+    backWindow: 0,
+    definition: [
+      { granularity: S, points: 7200, timespan: 7200 * S },
+      { granularity: 60 * S, points: 600, timespan: 36000 * S },
+      { granularity: 3600 * S, points: 100, timespan: 360000 * S },
+    ],
+    aggregationMethods: METHODS,
+  });
+  return engine;
+}
+
+const newMetric = (engine: Engine) =>
+  engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+
+async function push(engine: Engine, metric: MetricRecord, points: [number, number][]): Promise<void> {
+  const timestamps = Float64Array.from(points, ([t]) => T0 + t * S);
+  const values = Float64Array.from(points, ([, v]) => v);
+  await engine.addMeasures(new Map([[metric.id, { timestamps, values }]]));
+  await engine.processor.refresh([metric.id]);
+}
+
+async function readAll(engine: Engine, metric: MetricRecord): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const method of METHODS) {
+    for (const s of await engine.getMeasures(metric, { method })) out.push(method, s.granularity, [...s.timestamps], [...s.values]);
+  }
+  return out;
+}
+
+/** Chunks of the 1 s open split, or with granularity 0, of the tail. */
+const chunkCount = (engine: Engine, metric: MetricRecord, granularity = S) =>
+  engine.storage.stateChunks.getKeysCount({ start: [metric.id, granularity, -Number.MAX_VALUE], end: [metric.id, granularity, Number.MAX_VALUE] });
+
+/** Seconds 0..n-1 with random values, cut into pushes hour by hour; within an hour shuffled when `shuffle`. */
+function pushes(n: number, rand: () => number, shuffle: boolean): [number, number][][] {
+  const out: [number, number][][] = [];
+  for (let hour = 0; hour * 3600 < n; hour++) {
+    const points: [number, number][] = [];
+    for (let t = hour * 3600; t < Math.min(n, (hour + 1) * 3600); t++) points.push([t, Math.round(rand() * 1e6) / 100]);
+    if (shuffle) {
+      for (let i = points.length - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1));
+        [points[i], points[j]] = [points[j]!, points[i]!];
+      }
+    }
+    for (let i = 0; i < points.length; ) {
+      const size = 1 + Math.floor(rand() * 300);
+      out.push(points.slice(i, i + size));
+      i += size;
+    }
+  }
+  return out;
+}
+
+describe('open splits kept in chunks', () => {
+  it.each([
+    ['in order', false, 1],
+    ['shuffled within each hour', true, 2],
+    ['shuffled, another seed', true, 3],
+  ])('read the same as one push when fed in small pushes %s', async (_name, shuffle, seed) => {
+    const engine = await openEngine();
+    const incremental = await newMetric(engine);
+    const whole = await newMetric(engine);
+    const rand = random(seed);
+    const all = pushes(9000, rand, shuffle);
+    let sawChunks = false;
+    let sawTailChunks = false;
+    for (const points of all) {
+      await push(engine, incremental, points);
+      sawChunks ||= chunkCount(engine, incremental) > 0;
+      sawTailChunks ||= chunkCount(engine, incremental, 0) > 0;
+    }
+    await push(engine, whole, all.flat());
+    expect(sawChunks, 'the open split was chunked at some point').toBe(true);
+    expect(sawTailChunks, 'the tail was chunked at some point').toBe(true);
+    expect(await readAll(engine, incremental)).toEqual(await readAll(engine, whole));
+    await engine.close();
+  });
+
+  it('freeze rows past CHUNK_ROWS, drop the chunks when the split is sealed, the tail moves on and the metric is deleted', async () => {
+    const engine = await openEngine();
+    const metric = await newMetric(engine);
+    const seconds = (from: number, to: number) => Array.from({ length: to - from }, (_, i): [number, number] => [from + i, i]);
+    await push(engine, metric, seconds(0, CHUNK_ROWS - 1));
+    expect(chunkCount(engine, metric)).toBe(0);
+    expect(chunkCount(engine, metric, 0)).toBe(0);
+    await push(engine, metric, seconds(CHUNK_ROWS - 1, 3 * CHUNK_ROWS));
+    expect(chunkCount(engine, metric)).toBeGreaterThan(0);
+    expect(chunkCount(engine, metric, 0)).toBeGreaterThan(0);
+    // The next 1 s split and the next 1 h block start at 3600 s: the first
+    // split is sealed and the tail holds only the new hour, chunks deleted.
+    await push(engine, metric, seconds(3 * CHUNK_ROWS, 3610));
+    expect(chunkCount(engine, metric)).toBe(0);
+    expect(chunkCount(engine, metric, 0)).toBe(0);
+    const [fine] = (await engine.getMeasures(metric, { method: 'count', granularity: S }));
+    expect(fine!.timestamps.length).toBe(3610);
+    await push(engine, metric, seconds(3610, 3610 + 2 * CHUNK_ROWS));
+    expect(chunkCount(engine, metric)).toBeGreaterThan(0);
+    expect(chunkCount(engine, metric, 0)).toBeGreaterThan(0);
+    await engine.deleteMetric(metric.id);
+    expect(chunkCount(engine, metric)).toBe(0);
+    expect(chunkCount(engine, metric, 0)).toBe(0);
+    await engine.close();
+  });
+});
