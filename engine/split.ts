@@ -59,6 +59,17 @@ export function rawFirstTimestamp(raw: Uint8Array): number {
   return rawLayout(raw).view.getFloat64(RAW_HEADER, true);
 }
 
+/**
+ * Copies the timestamps (`column` -1) or one column of a raw split into
+ * `out` from `at`; the rows copied.
+ */
+export function copyRawColumn(raw: Uint8Array, column: number, out: Float64Array, at: number): number {
+  const n = rawRowCount(raw);
+  const from = RAW_HEADER + 8 * n * (column + 1);
+  new Uint8Array(out.buffer, out.byteOffset + 8 * at, 8 * n).set(raw.subarray(from, from + 8 * n));
+  return n;
+}
+
 /** A raw split cut into its rows before `at` and from `at` on, both raw. */
 export function cutRawSplit(raw: Uint8Array, at: number): [Buffer, Buffer] {
   const n = rawRowCount(raw);
@@ -106,6 +117,29 @@ function decodeRawRows(bytes: Uint8Array, from: number, to: number, only?: numbe
   return { timestamps, columns, present };
 }
 
+/**
+ * mergeIntoRawSplit's common case, without its per-row bookkeeping: no value
+ * is absent, and the update starts after the old rows or at the last one,
+ * which it replaces whole. Keeps the first `keep` old rows, then the update's.
+ */
+function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, update: SplitColumns): Buffer {
+  const added = update.timestamps.length;
+  const total = keep + added;
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols);
+  out.set(raw.subarray(0, RAW_HEADER));
+  out.writeUInt32LE(total, 4);
+  const columns = [update.timestamps, ...update.columns];
+  for (let c = 0; c <= ncols; c++) {
+    const from = RAW_HEADER + 8 * n * c;
+    const to = RAW_HEADER + 8 * total * c;
+    out.set(raw.subarray(from, from + 8 * keep), to);
+    const col = columns[c]!;
+    out.set(new Uint8Array(col.buffer, col.byteOffset, 8 * added), to + 8 * keep);
+  }
+  out.fill(0, RAW_HEADER + 8 * total * (ncols + 1));
+  return out;
+}
+
 // Scratch for mergeIntoRawSplit's row sources, reused: it runs once per
 // granularity of every metric update.
 let fromOld = new Int32Array(64);
@@ -128,6 +162,10 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
     const mid = (keep + hi) >>> 1;
     if (newTs.length === 0 || oldTs(mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
+  }
+  const replacesTail = keep === n || (keep === n - 1 && oldTs(keep) === newTs[0]);
+  if (replacesTail && update.present.every((p) => p === null) && maskOffsets(raw, ncols, n).every((o) => raw[o] === 0)) {
+    return appendRawRows(raw, ncols, n, keep, update);
   }
   if (fromOld.length < n - keep + newTs.length) {
     fromOld = new Int32Array(2 * (n - keep + newTs.length));

@@ -17,6 +17,7 @@ import type { Series } from './aggregation.js';
 import type { MetricState, OpenSplit } from './metric-state.js';
 import {
   concatSplits,
+  copyRawColumn,
   cutRawSplit,
   decodeStoredSplit,
   encodeRawSplit,
@@ -110,20 +111,23 @@ export interface FullTail {
   frozenPoints: number;
 }
 
-function concatSeries(a: Series, b: Series): Series {
-  const timestamps = new Float64Array(a.timestamps.length + b.timestamps.length);
-  const values = new Float64Array(timestamps.length);
-  timestamps.set(a.timestamps);
-  timestamps.set(b.timestamps, a.timestamps.length);
-  values.set(a.values);
-  values.set(b.values, a.values.length);
-  return { timestamps, values };
-}
-
+/** The tail: its chunks' points, then the inline ones, copied once into one series. */
 export function readTail(storage: Storage, metricId: string, state: MetricState): FullTail {
   if (state.tailFrozen === 0) return { tail: state.tail, frozenPoints: 0 };
-  const frozen = concatSplits(readChunks(storage, tailRange(metricId), TAIL, 1));
-  return { tail: concatSeries({ timestamps: frozen.timestamps, values: frozen.columns[0]! }, state.tail), frozenPoints: frozen.timestamps.length };
+  const chunks = [...storage.stateChunks.getRange(tailRange(metricId))].map(({ value }) => value);
+  const inline = state.tail;
+  let frozenPoints = 0;
+  for (const chunk of chunks) frozenPoints += rawRowCount(chunk);
+  const timestamps = new Float64Array(frozenPoints + inline.timestamps.length);
+  const values = new Float64Array(timestamps.length);
+  let at = 0;
+  for (const chunk of chunks) {
+    copyRawColumn(chunk, -1, timestamps, at);
+    at += copyRawColumn(chunk, 0, values, at);
+  }
+  timestamps.set(inline.timestamps, at);
+  values.set(inline.values, at);
+  return { tail: { timestamps, values }, frozenPoints };
 }
 
 /**

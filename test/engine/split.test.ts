@@ -74,19 +74,20 @@ describe('mergeSplits', () => {
 });
 
 describe('mergeIntoRawSplit', () => {
-  function randomSplit(next: () => number, ncols: number, from: number, count: number): SplitColumns {
+  function randomSplit(next: () => number, ncols: number, from: number, count: number, absent: number): SplitColumns {
     const ts: number[] = [];
     for (let t = from; ts.length < count; t++) if (next() < 0.6) ts.push(t * G);
-    const cols = Array.from({ length: ncols }, () => ts.map(() => (next() < 0.2 ? null : Math.round(next() * 100) / 4)));
+    const cols = Array.from({ length: ncols }, () => ts.map(() => (next() < absent ? null : Math.round(next() * 100) / 4)));
     return split(ts, cols);
   }
 
-  it('gives what mergeSplits gives on the decoded split, for appends, overlaps and interleaving', () => {
+  // Without absent values, updates starting after or at the last row take the append path.
+  it.each([0.2, 0])('gives what mergeSplits gives on the decoded split, for appends, overlaps and interleaving (%f absent)', (absent) => {
     const next = random(7);
     for (let round = 0; round < 300; round++) {
       const ncols = 1 + Math.floor(next() * 3);
-      const existing = randomSplit(next, ncols, 0, Math.floor(next() * 12));
-      const update = randomSplit(next, ncols, Math.floor(next() * 14), Math.floor(next() * 6));
+      const existing = randomSplit(next, ncols, 0, Math.floor(next() * 12), absent);
+      const update = randomSplit(next, ncols, Math.floor(next() * 14), Math.floor(next() * 6), absent);
       const merged = decodeStoredSplit(mergeIntoRawSplit(encodeRawSplit(existing), update), 0, G, ncols);
       expect(rows(merged)).toEqual(rows(mergeSplits(existing, update)));
     }
