@@ -197,18 +197,21 @@ export class Processor {
    * starts gets its turn before the next sweep.
    */
   private nextBatch(size: number): string[] {
-    const batch: string[] = [];
-    for (let pass = 0; pass < 2 && batch.length < size; pass++) {
+    // A Set: the second pass starts a new sweep, which meets again the ids the
+    // first one took. A metric twice in one batch would be planned twice from
+    // the same state, the second commit undoing the first's.
+    const batch = new Set<string>();
+    for (let pass = 0; pass < 2 && batch.size < size; pass++) {
       if (this.sweepAt >= this.sweep.length) {
         this.sweep = [...this.pending.keys()].sort();
         this.sweepAt = 0;
       }
-      while (this.sweepAt < this.sweep.length && batch.length < size) {
+      while (this.sweepAt < this.sweep.length && batch.size < size) {
         const id = this.sweep[this.sweepAt++]!;
-        if (this.pending.has(id) && !this.inflight.has(id)) batch.push(id);
+        if (this.pending.has(id) && !this.inflight.has(id)) batch.add(id);
       }
     }
-    return batch;
+    return [...batch];
   }
 
   private dispatch(metricIds: string[]): Promise<void> {

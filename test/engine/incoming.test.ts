@@ -157,4 +157,47 @@ describe('the processor', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('never puts a metric twice in one batch, when a new sweep meets the ids the previous one took', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    const batches: string[][] = [];
+    const held: (() => void)[] = [];
+    const processor = new Processor({
+      storage: engine.storage,
+      index: engine.index,
+      // Batches stay in flight until released; each consumes every ref it was given.
+      runner: (jobs) => {
+        batches.push(jobs.map((j) => j.metricId));
+        return new Promise((resolve) => held.push(() => resolve(jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: Math.max(...j.refs.map((r) => r.seq)) })))));
+      },
+      parallelism: 2,
+      intervalMs: 3_600_000,
+      batchSize: 256,
+    });
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push((await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null })).id);
+      const push = (seq: number) => processor.noteIncoming(seq, ids.map((metricId) => ({ metricId, offset: 0, count: 1 })));
+      processor.start();
+      push(1);
+      await settle();
+      expect(batches.map((b) => b.length)).toEqual([5, 5]);
+      // One batch finishes while the other is in flight, and every metric has new points:
+      // the next batch (up to 10) starts a new sweep twice over the same 5 free metrics.
+      push(2);
+      held.shift()!();
+      await settle();
+      expect(batches).toHaveLength(3);
+      expect(new Set(batches[2]).size).toBe(batches[2]!.length);
+      expect(batches[2]).toHaveLength(5);
+    } finally {
+      for (const release of held) release();
+      await processor.stop();
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
