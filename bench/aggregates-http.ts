@@ -20,7 +20,7 @@
  * `--server-args "--workers 1"` passes options to it; `--only REGEX` times
  * only the cases whose name matches.
  */
-import { JSON_HEADERS, call, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { type Client, type Latency, JSON_HEADERS, batchBodies, call, client, createMetrics, iso, pool, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -55,32 +55,15 @@ function value(series: number, k: number): number {
   return Math.round((50 + 40 * Math.sin(k / 97 + series) + ((k * 31 + series * 7) % 13)) * 100) / 100;
 }
 
-/** Pushes `points` points of every metric in batches of about `batch` measures. */
-async function load(base: string, ids: string[], points: number, concurrency: number, batch = 50_000): Promise<void> {
-  const perMetric = Math.max(1, Math.floor(batch / ids.length));
-  const offsets: number[] = [];
-  for (let o = 0; o < points; o += perMetric) offsets.push(o);
-  await pool(offsets, concurrency, async (offset) => {
-    const n = Math.min(perMetric, points - offset);
-    const body: Record<string, { timestamp: number; value: number }[]> = {};
-    ids.forEach((id, s) => {
-      body[id] = Array.from({ length: n }, (_, k) => ({
-        timestamp: START_S + (offset + k) * GRANULARITY_S,
-        value: value(s, offset + k),
-      }));
-    });
-    await call(`${base}/v1/batch/metrics/measures`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
-  });
+/** Pushes `points` points of every metric in batches of about 50,000 measures. */
+async function load(base: string, ids: string[], points: number, concurrency: number): Promise<void> {
+  await postBatches(base, batchBodies(ids, points, 50_000, (s, k) => [START_S + k * GRANULARITY_S, value(s, k)]), concurrency);
 }
 
 interface Case {
   name: string;
   url: string;
-  body: string;
-}
-
-function iso(seconds: number): string {
-  return new Date(seconds * 1000).toISOString();
+  body: Buffer;
 }
 
 function cases(opts: Options, ids: string[]): Case[] {
@@ -104,45 +87,33 @@ function cases(opts: Options, ids: string[]): Case[] {
       out.push({
         name: `mean ${label}${suffix}`,
         url: `/v1/aggregates${query}`,
-        body: JSON.stringify({ operations: `(aggregate mean ${wrap(metric)})` }),
+        body: Buffer.from(JSON.stringify({ operations: `(aggregate mean ${wrap(metric)})` })),
       });
     }
   }
   out.push({
     name: `mean groupby project_id, ${opts.resources} resources x ${opts['resource-points']}`,
     url: '/v1/aggregates?groupby=project_id',
-    body: JSON.stringify({
-      operations: '(aggregate mean (metric cpu mean))',
-      resource_type: 'generic',
-      search: { '=': { user_id: 'bench' } },
-    }),
+    body: Buffer.from(
+      JSON.stringify({
+        operations: '(aggregate mean (metric cpu mean))',
+        resource_type: 'generic',
+        search: { '=': { user_id: 'bench' } },
+      }),
+    ),
   });
   return out;
 }
 
-interface Timing {
+interface Timing extends Latency {
   name: string;
-  reps: number;
-  p50: number;
-  p99: number;
-  mean: number;
   bytes: number;
 }
 
-async function time(base: string, c: Case, reps: number): Promise<Timing> {
-  const send = async () =>
-    (await call(`${base}${c.url}`, { method: 'POST', headers: JSON_HEADERS, body: c.body })).text();
-  let bytes = 0;
-  for (let i = 0; i < 3; i++) bytes = (await send()).length;
-  const latencies: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    const t = performance.now();
-    await send();
-    latencies.push(performance.now() - t);
-  }
-  latencies.sort((a, b) => a - b);
-  const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
-  return { name: c.name, reps, p50: percentile(latencies, 50), p99: percentile(latencies, 99), mean, bytes };
+async function time(http: Client, c: Case, reps: number): Promise<Timing> {
+  const send = () => http.request('POST', c.url, c.body);
+  const bytes = (await send()).length;
+  return { name: c.name, bytes, ...(await timeRequests(reps, 1, send)) };
 }
 
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
@@ -183,15 +154,17 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     console.log(`loaded ${opts.metrics}x${opts.points} + ${opts.resources}x${opts['resource-points']} points in ${(loadMs / 1000).toFixed(1)} s`);
 
     const timings: Timing[] = [];
+    const http = client(base, 1);
     for (const c of cases(opts, ids)) {
       if (only !== undefined && !new RegExp(only).test(c.name)) continue;
       // The big cases take tens of ms: fewer repetitions keep the run short.
       const reps = c.name.startsWith(`mean ${ids.length}x`) || c.name.includes('groupby') ? Math.ceil(opts.reps / 4) : opts.reps;
-      timings.push(await time(base, c, reps));
+      timings.push(await time(http, c, reps));
     }
+    http.close();
     console.table(
       Object.fromEntries(
-        timings.map((t) => [t.name, { 'p50 ms': +t.p50.toFixed(2), 'p99 ms': +t.p99.toFixed(2), reps: t.reps, 'response bytes': t.bytes }]),
+        timings.map((t) => [t.name, { 'p50 ms': t.p50, 'p99 ms': t.p99, reps: t.requests, 'response bytes': t.bytes }]),
       ),
     );
     const result = { date: new Date().toISOString(), options: opts, serverArgs, loadMs: Math.round(loadMs), timings };

@@ -1,14 +1,15 @@
 /**
  * Shared plumbing of the HTTP benchmarks: start the built server
  * (dist/server/main.js) on a free port and a temporary data directory,
- * call it, run requests with a bounded number of keep-alive clients, and
- * read percentiles.
+ * call it, load measures, time requests from a bounded number of keep-alive
+ * clients, and read percentiles.
  *
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node options to the
  * server process (e.g. to profile it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,19 +79,132 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
   return res;
 }
 
+export interface Client {
+  /** Resolves with the whole response body; throws on a 4xx/5xx with the method, path, status and body. */
+  request(method: string, path: string, body?: Buffer): Promise<Buffer>;
+  /** Closes the kept-alive sockets. */
+  close(): void;
+}
+
+/**
+ * A node:http client over `maxSockets` keep-alive sockets for the timed
+ * loops: it shares the machine with the server, and undici's fetch costs
+ * several times more CPU per request, which would lower the server's figures.
+ * Bodies are pre-encoded JSON.
+ */
+export function client(base: string, maxSockets: number): Client {
+  const { hostname, port } = new URL(base);
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  const request = (method: string, path: string, body?: Buffer) =>
+    new Promise<Buffer>((resolve, reject) => {
+      const headers = body === undefined ? AUTH : { ...JSON_HEADERS, 'content-length': body.length };
+      const req = httpRequest({ agent, hostname, port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const data = Buffer.concat(chunks);
+          if (res.statusCode! >= 400) reject(new Error(`${method} ${path}: ${res.statusCode} ${data.toString()}`));
+          else resolve(data);
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { request, close: () => agent.destroy() };
+}
+
 /** The p-th percentile of an ascending array (nearest rank). */
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Runs `fn` over `items` with `concurrency` clients, each awaiting its previous request. */
-export async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < items.length) await fn(items[next++]!);
     }),
   );
+}
+
+export interface Latency {
+  requests: number;
+  clients: number;
+  perSecond: number;
+  /** Milliseconds. */
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+}
+
+/**
+ * Times `requests` calls of `send` from `clients` concurrent clients, after
+ * a tenth as many (at most 20) untimed ones that let the server's JIT settle.
+ */
+export async function timeRequests(requests: number, clients: number, send: () => Promise<unknown>): Promise<Latency> {
+  await pool(Array.from({ length: Math.min(20, Math.ceil(requests / 10)) }), clients, send);
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  await pool(Array.from({ length: requests }), clients, async () => {
+    const t = performance.now();
+    await send();
+    latencies.push(performance.now() - t);
+  });
+  const wall = performance.now() - t0;
+  latencies.sort((a, b) => a - b);
+  const ms = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    requests,
+    clients,
+    perSecond: Math.round(requests / (wall / 1000)),
+    p50: ms(percentile(latencies, 50)),
+    p95: ms(percentile(latencies, 95)),
+    p99: ms(percentile(latencies, 99)),
+    mean: ms(latencies.reduce((a, b) => a + b, 0) / requests),
+  };
+}
+
+/** Seconds since the epoch as the ISO 8601 string the query parameters take. */
+export function iso(seconds: number): string {
+  return new Date(seconds * 1000).toISOString();
+}
+
+/**
+ * Bodies of `POST /v1/batch/metrics/measures` carrying points 0..`points`-1
+ * of every metric, about `batch` measures each (consecutive points of all
+ * metrics); `measure(series, k)` gives point k of metric `ids[series]` as
+ * [timestamp in seconds, value]. Encoded ahead so that the timed loop does
+ * not pay for it.
+ */
+export function batchBodies(ids: string[], points: number, batch: number, measure: (series: number, k: number) => [number, number]): Buffer[] {
+  const perMetric = Math.max(1, Math.floor(batch / ids.length));
+  const bodies: Buffer[] = [];
+  for (let offset = 0; offset < points; offset += perMetric) {
+    const end = Math.min(points, offset + perMetric);
+    const metrics = ids.map((id, series) => {
+      const measures: string[] = [];
+      for (let k = offset; k < end; k++) {
+        const [timestamp, value] = measure(series, k);
+        measures.push(`{"timestamp":${timestamp},"value":${value}}`);
+      }
+      return `"${id}":[${measures.join(',')}]`;
+    });
+    bodies.push(Buffer.from(`{${metrics.join(',')}}`));
+  }
+  return bodies;
+}
+
+/** Posts `bodies` (from batchBodies) from `concurrency` clients. */
+export async function postBatches(base: string, bodies: Buffer[], concurrency: number): Promise<void> {
+  const http = client(base, concurrency);
+  try {
+    await pool(bodies, concurrency, (body) => http.request('POST', '/v1/batch/metrics/measures', body));
+  } finally {
+    http.close();
+  }
 }
 
 /** Measures waiting to be processed, from /v1/status. */

@@ -2,12 +2,22 @@
  * HTTP load benchmark: starts the real server on a temporary data directory
  * and drives it over loopback with concurrent keep-alive clients.
  *
- *   npm run bench:http [-- --quick] [-- --metrics M --points N --batch B --concurrency C]
+ *   npm run bench:http [-- --quick] [-- --metrics M --points N --batch B --concurrency C
+ *     --reads R --read-concurrency RC --agg-metrics AM --agg-points AN --agg-reps AR]
  *
- * Reports accepted measures/s (202s), processed measures/s (until /v1/status
- * shows no backlog) and read latencies; writes bench/results/http.json.
+ * (a) Ingestion of M metrics x N points (1 s apart) through
+ * POST /v1/batch/metrics/measures in batches of B measures from C clients:
+ * accepted measures/s (202s), processed measures/s (until /v1/status shows
+ * no backlog) and bytes written to disk per measure.
+ * (b) Read latency p50/p95/p99 of a 1,000-point window of one metric at
+ * granularity 1 s from 1 and RC clients (R reads each), and of
+ * `(aggregate mean (metric ...))` over 10 metrics x that window and over AM
+ * metrics x AN points (a second set, loaded after (a)), each plain and
+ * resampled to 60 s (AR requests, a quarter for the big one).
+ *
+ * Prints a table and writes bench/results/http.json.
  */
-import { AUTH, JSON_HEADERS, bytesWritten, call, createBenchPolicy, createMetrics, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { type Latency, batchBodies, bytesWritten, client, createBenchPolicy, createMetrics, iso, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -15,13 +25,23 @@ interface Options {
   batch: number;
   concurrency: number;
   reads: number;
+  'read-concurrency': number;
+  'agg-metrics': number;
+  'agg-points': number;
+  'agg-reps': number;
 }
+
+const START_S = Date.UTC(2024, 0, 1) / 1000;
+/** The sizes the read targets are stated for. */
+const WINDOW_POINTS = 1_000;
+const FEW_METRICS = 10;
+const RESAMPLE_S = 60;
 
 function parseArgs(argv: string[]): Options {
   const quick = argv.includes('--quick');
   const opts: Options = quick
-    ? { metrics: 100, points: 2_000, batch: 10_000, concurrency: 4, reads: 200 }
-    : { metrics: 1_000, points: 5_000, batch: 10_000, concurrency: 8, reads: 2_000 };
+    ? { metrics: 100, points: 2_000, batch: 10_000, concurrency: 4, reads: 500, 'read-concurrency': 8, 'agg-metrics': 100, 'agg-points': 2_000, 'agg-reps': 40 }
+    : { metrics: 1_000, points: 5_000, batch: 10_000, concurrency: 8, reads: 5_000, 'read-concurrency': 8, 'agg-metrics': 100, 'agg-points': 10_000, 'agg-reps': 200 };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i]!.replace(/^--/, '') as keyof Options;
     if (key in opts && i + 1 < argv.length) opts[key] = Number(argv[++i]);
@@ -29,48 +49,93 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
+function measure(_series: number, k: number): [number, number] {
+  return [START_S + k, Math.round((40 + 5 * Math.sin(k / 30) + Math.random()) * 100) / 100];
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+interface Read extends Latency {
+  name: string;
+  /** Points in the response. */
+  points: number;
+  expectedPoints?: number;
+}
+
+/**
+ * Counts the points of one response of `send`, warning when they are not
+ * `expected` (the figures then do not hold for the size in `name`), then
+ * times `requests` of them from `clients` clients.
+ */
+async function timeRead(
+  name: string,
+  requests: number,
+  clients: number,
+  send: () => Promise<Buffer>,
+  count: (body: Buffer) => number,
+  expected?: number,
+): Promise<Read> {
+  const points = count(await send());
+  const short = expected !== undefined && points !== expected;
+  if (short) console.warn(`${name}: the server returned ${points} points, expected ${expected}`);
+  return { name, points, ...(short ? { expectedPoints: expected } : {}), ...(await timeRequests(requests, clients, send)) };
+}
+
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
   const opts = parseArgs(argv);
   const server = await startServer();
   const { base } = server;
+  const http = client(base, opts['read-concurrency']);
   try {
     await createBenchPolicy(base, 'bench', '1s');
     const ids = await createMetrics(base, 'bench', opts.metrics, opts.concurrency);
+    const aggIds = await createMetrics(base, 'bench', opts['agg-metrics'], opts.concurrency);
 
-    // Batches of `batch` measures: each covers batch/metrics... consecutive points of every metric.
-    const perMetricPerBatch = Math.max(1, Math.floor(opts.batch / opts.metrics));
-    const start = Date.UTC(2024, 0, 1) / 1000;
-    const bodies: string[] = [];
-    for (let offset = 0; offset < opts.points; offset += perMetricPerBatch) {
-      const n = Math.min(perMetricPerBatch, opts.points - offset);
-      const body: Record<string, { timestamp: number; value: number }[]> = {};
-      for (const id of ids) {
-        body[id] = Array.from({ length: n }, (_, k) => ({
-          timestamp: start + offset + k,
-          value: Math.round((40 + 5 * Math.sin((offset + k) / 30) + Math.random()) * 100) / 100,
-        }));
-      }
-      bodies.push(JSON.stringify(body));
-    }
+    const bodies = batchBodies(ids, opts.points, opts.batch, measure);
     const total = opts.metrics * opts.points;
     const written = bytesWritten(server.child.pid);
     const t0 = performance.now();
-    await pool(bodies, opts.concurrency, async (body) => {
-      await call(`${base}/v1/batch/metrics/measures`, { method: 'POST', headers: JSON_HEADERS, body });
-    });
+    await postBatches(base, bodies, opts.concurrency);
     const accepted = performance.now() - t0;
     await waitForBacklog(base);
     const processed = performance.now() - t0;
     const writtenPerMeasure = (bytesWritten(server.child.pid) - written) / total;
 
-    const latencies: number[] = [];
-    await pool(Array.from({ length: opts.reads }), 1, async () => {
-      const id = ids[Math.floor(Math.random() * ids.length)]!;
-      const t = performance.now();
-      await (await call(`${base}/v1/metric/${id}/measures?granularity=1`, { headers: AUTH })).text();
-      latencies.push(performance.now() - t);
-    });
-    latencies.sort((a, b) => a - b);
+    // A body per metric with its whole history: the server loses sealed 1 s
+    // points of metrics whose history arrives in many batches alongside other
+    // metrics, and this load is not what is measured.
+    const aggPoints = opts['agg-points'];
+    await postBatches(base, aggIds.flatMap((id) => batchBodies([id], aggPoints, aggPoints, measure)), opts.concurrency);
+    await waitForBacklog(base);
+
+    // A window in the middle of the data; stop is exclusive.
+    const windowPoints = Math.min(WINDOW_POINTS, opts.points);
+    const from = START_S + Math.floor((opts.points - windowPoints) / 2);
+    const window = `granularity=1&start=${iso(from)}&stop=${iso(from + windowPoints)}`;
+    const listed = (body: Buffer) => (JSON.parse(body.toString()) as unknown[]).length;
+    const readOne = () => http.request('GET', `/v1/metric/${ids[Math.floor(Math.random() * ids.length)]}/measures?${window}`);
+    const reads: Read[] = [];
+    for (const clients of [1, opts['read-concurrency']]) {
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clients} client${clients === 1 ? '' : 's'}`, opts.reads, clients, readOne, listed, windowPoints));
+    }
+
+    const aggregated = (body: Buffer) => (JSON.parse(body.toString()) as { measures: { aggregated: unknown[] } }).measures.aggregated.length;
+    const few = ids.slice(0, FEW_METRICS);
+    for (const [selected, points, query, requests] of [
+      [few, windowPoints, window, opts['agg-reps']],
+      [aggIds, aggPoints, 'granularity=1', Math.ceil(opts['agg-reps'] / 4)],
+    ] as const) {
+      const metric = `(metric ${selected.map((id) => `(${id} mean)`).join(' ')})`;
+      for (const [suffix, operand, expected] of [
+        ['', metric, points],
+        [` resample ${RESAMPLE_S} s`, `(resample mean ${RESAMPLE_S} ${metric})`, undefined],
+      ] as const) {
+        const body = Buffer.from(JSON.stringify({ operations: `(aggregate mean ${operand})` }));
+        const send = () => http.request('POST', `/v1/aggregates?${query}`, body);
+        reads.push(await timeRead(`aggregates mean ${n(selected.length)} x ${n(points)}${suffix}`, requests, 1, send, aggregated, expected));
+      }
+    }
+
     const result = {
       date: new Date().toISOString(),
       options: opts,
@@ -78,19 +143,23 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       acceptedPerSecond: Math.round(total / (accepted / 1000)),
       processedPerSecond: Math.round(total / (processed / 1000)),
       bytesWrittenPerMeasure: Math.round(writtenPerMeasure),
-      read: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) },
+      reads,
     };
+    const ingest = `${n(opts.metrics)} x ${n(opts.points)}, batches of ${n(opts.batch)}, ${opts.concurrency} clients`;
     console.table({
-      'accepted measures/s': result.acceptedPerSecond,
+      [`accepted measures/s (${ingest})`]: result.acceptedPerSecond,
       'processed measures/s (end to end)': result.processedPerSecond,
       'bytes written to disk per measure': result.bytesWrittenPerMeasure,
-      'single-metric read p50 ms': result.read.p50.toFixed(2),
-      'single-metric read p95 ms': result.read.p95.toFixed(2),
-      'single-metric read p99 ms': result.read.p99.toFixed(2),
     });
+    console.table(
+      Object.fromEntries(
+        reads.map((r) => [r.name, { 'p50 ms': r.p50, 'p95 ms': r.p95, 'p99 ms': r.p99, 'requests/s': r.perSecond, requests: r.requests, 'points returned': r.expectedPoints === undefined ? r.points : `${r.points} of ${r.expectedPoints}` }]),
+      ),
+    );
     writeResult('http', result);
     return result;
   } finally {
+    http.close();
     await server.stop();
   }
 }
