@@ -10,7 +10,7 @@
  */
 import type { AggregatesResult, Fill } from '../engine/aggregates/align.js';
 import type { AggregatesTask, SeriesRef } from '../engine/aggregates/task.js';
-import { columnCountOf, openSplitOf } from '../engine/metric-state.js';
+import { openSplitOf } from '../engine/metric-state.js';
 import { readOpenSplit } from '../engine/state-chunks.js';
 import { splitKeyOf } from '../engine/split.js';
 import type { Storage } from '../engine/storage.js';
@@ -51,7 +51,7 @@ function newestOf(storage: Storage, ref: SeriesRef, granularity: number, endKey:
   if (column < 0 || state === undefined) return undefined;
   const open = openSplitOf(state, granularity);
   if (open === null || open.key >= endKey) return undefined;
-  const { timestamps, present: masks } = readOpenSplit(storage, ref.metricId, granularity, columnCountOf(state), open, column);
+  const { timestamps, present: masks } = readOpenSplit(storage, ref.metricId, granularity, open, column);
   const present = masks[column];
   for (let i = timestamps.length - 1; i >= 0; i--) {
     if (present === null || present === undefined || present[i] === 1) return { newest: timestamps[i]!, openKey: open.key };

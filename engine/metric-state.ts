@@ -160,8 +160,3 @@ export function openSplitOf(bytes: Buffer, granularity: number): OpenSplit | nul
   const e = entries(bytes).find((x) => x.granularity === granularity);
   return e === undefined ? null : openOf(bytes, e);
 }
-
-/** The number of aggregation methods the state's splits hold. */
-export function columnCountOf(bytes: Buffer): number {
-  return bytes[2]!;
-}

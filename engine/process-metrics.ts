@@ -88,11 +88,11 @@ function applyGranularity(storage: Storage, metricId: string, ncols: number, gs:
   };
   for (const { key, rows } of g.splits) {
     if (gs.open !== null && key === gs.open.key) {
-      gs.open = extendOpenSplit(storage, metricId, g.granularity, ncols, gs.open, rows);
+      gs.open = extendOpenSplit(storage, metricId, g.granularity, gs.open, rows);
     } else if (gs.open === null || key > gs.open.key) {
       // A newer split starts: the open one is complete and gets encoded, once.
       if (gs.open !== null) {
-        putSealed(storage, [metricId, g.granularity, gs.open.key], readOpenSplit(storage, metricId, g.granularity, ncols, gs.open));
+        putSealed(storage, [metricId, g.granularity, gs.open.key], readOpenSplit(storage, metricId, g.granularity, gs.open));
         dropOpenSplitChunks(storage, metricId, g.granularity, gs.open);
         sealed(gs.open.key);
       }

@@ -83,7 +83,7 @@ function readColumn(
   }
   const state = storage.states.get(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity);
-  if (open !== null && open.key >= startKey && open.key < endKey) take(readOpenSplit(storage, metricId, granularity, ncols, open, column));
+  if (open !== null && open.key >= startKey && open.key < endKey) take(readOpenSplit(storage, metricId, granularity, open, column));
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;

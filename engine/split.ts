@@ -70,6 +70,46 @@ export function copyRawColumn(raw: Uint8Array, column: number, out: Float64Array
   return n;
 }
 
+/**
+ * Raw splits whose rows follow one another, decoded as one split (with
+ * `only`, just that column, the others left empty): one copy per column,
+ * straight from the stored bytes.
+ */
+export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns {
+  const ncols = raws[0]![1]!;
+  let n = 0;
+  for (const raw of raws) n += rawRowCount(raw);
+  const timestamps = new Float64Array(n);
+  let at = 0;
+  for (const raw of raws) at += copyRawColumn(raw, -1, timestamps, at);
+  const masks = raws.map((raw) => maskOffsets(raw, ncols, rawRowCount(raw)));
+  const empty = new Float64Array(0);
+  const columns: Float64Array[] = [];
+  const present: (Uint8Array | null)[] = [];
+  for (let c = 0; c < ncols; c++) {
+    if (only !== undefined && only !== c) {
+      columns.push(empty);
+      present.push(null);
+      continue;
+    }
+    const column = new Float64Array(n);
+    let mask: Uint8Array | null = null;
+    at = 0;
+    raws.forEach((raw, r) => {
+      const rows = copyRawColumn(raw, c, column, at);
+      const flag = masks[r]![c]!;
+      if (raw[flag] !== 0) {
+        mask ??= new Uint8Array(n).fill(1, 0, at);
+        mask.set(raw.subarray(flag + 1, flag + 1 + rows), at);
+      } else mask?.fill(1, at, at + rows);
+      at += rows;
+    });
+    columns.push(column);
+    present.push(mask);
+  }
+  return { timestamps, columns, present };
+}
+
 /** A raw split cut into its rows before `at` and from `at` on, both raw. */
 export function cutRawSplit(raw: Uint8Array, at: number): [Buffer, Buffer] {
   const n = rawRowCount(raw);
@@ -270,7 +310,7 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
  * Splits whose rows follow one another, as one split. A column that a
  * single-column decode left empty stays empty.
  */
-export function concatSplits(parts: SplitColumns[]): SplitColumns {
+function concatSplits(parts: SplitColumns[]): SplitColumns {
   if (parts.length === 1) return parts[0]!;
   let n = 0;
   for (const p of parts) n += p.timestamps.length;

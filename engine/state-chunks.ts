@@ -16,10 +16,9 @@
 import type { Series } from './aggregation.js';
 import type { MetricState, OpenSplit } from './metric-state.js';
 import {
-  concatSplits,
   copyRawColumn,
   cutRawSplit,
-  decodeStoredSplit,
+  decodeRawSplits,
   encodeRawSplit,
   mergeIntoRawSplit,
   mergeSplits,
@@ -48,8 +47,8 @@ function tailRange(metricId: string): Range {
   return { start: [metricId, TAIL, -Number.MAX_VALUE], end: [metricId, TAIL, Number.MAX_VALUE] };
 }
 
-function readChunks(storage: Storage, range: Range, granularity: number, ncols: number, only?: number): SplitColumns[] {
-  return [...storage.stateChunks.getRange(range)].map(({ value }) => decodeStoredSplit(value, range.start[2], granularity, ncols, only));
+function chunksOf(storage: Storage, range: Range): Buffer[] {
+  return [...storage.stateChunks.getRange(range)].map(({ value }) => value);
 }
 
 function dropChunks(storage: Storage, range: Range): void {
@@ -74,10 +73,10 @@ function freeze(storage: Storage, metricId: string, slot: number, raw: Uint8Arra
 }
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
-export function readOpenSplit(storage: Storage, metricId: string, granularity: number, ncols: number, open: OpenSplit, only?: number): SplitColumns {
-  const parts = open.frozen > 0 ? readChunks(storage, openSplitRange(metricId, granularity, open.key), granularity, ncols, only) : [];
-  parts.push(decodeStoredSplit(open.raw, open.key, granularity, ncols, only));
-  return concatSplits(parts);
+export function readOpenSplit(storage: Storage, metricId: string, granularity: number, open: OpenSplit, only?: number): SplitColumns {
+  const raws: Uint8Array[] = open.frozen > 0 ? chunksOf(storage, openSplitRange(metricId, granularity, open.key)) : [];
+  raws.push(open.raw);
+  return decodeRawSplits(raws, only);
 }
 
 /** Deletes an open split's chunks (once it is sealed); inside a write transaction. */
@@ -96,11 +95,11 @@ export function startOpenSplit(storage: Storage, metricId: string, granularity: 
 }
 
 /** The open split with `rows` merged in (new values win); inside a write transaction. */
-export function extendOpenSplit(storage: Storage, metricId: string, granularity: number, ncols: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
+export function extendOpenSplit(storage: Storage, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
   if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
     return storeOpen(storage, metricId, granularity, open.key, mergeIntoRawSplit(open.raw, rows), open.frozen);
   }
-  const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, ncols, open), rows);
+  const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, open), rows);
   dropOpenSplitChunks(storage, metricId, granularity, open);
   return startOpenSplit(storage, metricId, granularity, open.key, whole);
 }
@@ -114,7 +113,7 @@ export interface FullTail {
 /** The tail: its chunks' points, then the inline ones, copied once into one series. */
 export function readTail(storage: Storage, metricId: string, state: MetricState): FullTail {
   if (state.tailFrozen === 0) return { tail: state.tail, frozenPoints: 0 };
-  const chunks = [...storage.stateChunks.getRange(tailRange(metricId))].map(({ value }) => value);
+  const chunks = chunksOf(storage, tailRange(metricId));
   const inline = state.tail;
   let frozenPoints = 0;
   for (const chunk of chunks) frozenPoints += rawRowCount(chunk);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { random } from '../../bench/split-codec.bench.js';
 import {
+  decodeRawSplits,
   decodeStoredSplit,
   encodeRawSplit,
   encodeSealedSplit,
@@ -91,5 +92,35 @@ describe('mergeIntoRawSplit', () => {
       const merged = decodeStoredSplit(mergeIntoRawSplit(encodeRawSplit(existing), update), 0, G, ncols);
       expect(rows(merged)).toEqual(rows(mergeSplits(existing, update)));
     }
+  });
+});
+
+describe('decodeRawSplits', () => {
+  // Consecutive pieces of one split, some with absent values and some without.
+  const pieces = [
+    split([0, G], [[1, 2], [3, 4]]),
+    split([2 * G, 3 * G], [[5, null], [6, 7]]),
+    split([4 * G], [[8], [9]]),
+    split([5 * G, 6 * G], [[null, 10], [null, 11]]),
+  ];
+  const whole = split(
+    [0, G, 2 * G, 3 * G, 4 * G, 5 * G, 6 * G],
+    [[1, 2, 5, null, 8, null, 10], [3, 4, 6, 7, 9, null, 11]],
+  );
+  it.each([
+    ['every column', undefined],
+    ['only the first', 0],
+    ['only the second', 1],
+  ])('decodes raw pieces as the whole split, %s', (_name, only) => {
+    const decoded = decodeRawSplits(pieces.map((p) => encodeRawSplit(p)), only);
+    const expected = decodeStoredSplit(encodeRawSplit(whole), 0, G, 2, only);
+    expect([...decoded.timestamps]).toEqual([...expected.timestamps]);
+    expect(decoded.columns.map((c) => [...c])).toEqual(expected.columns.map((c) => [...c]));
+    expect(decoded.present.map((p) => (p === null ? null : [...p]))).toEqual(expected.present.map((p) => (p === null ? null : [...p])));
+  });
+
+  it('leaves a column without absent values unmasked', () => {
+    const decoded = decodeRawSplits([pieces[0]!, pieces[2]!].map((p) => encodeRawSplit(p)));
+    expect(decoded.present).toEqual([null, null]);
   });
 });
