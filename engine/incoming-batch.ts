@@ -29,7 +29,8 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
   let size = 4;
   for (const [id, s] of batches) size += 1 + Buffer.byteLength(id, 'latin1') + 4 + 16 * s.timestamps.length;
   const bytes = Buffer.allocUnsafe(size);
-  bytes.writeUInt32LE(batches.size, 0);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setUint32(0, batches.size, true);
   let offset = 4;
   const entries: IncomingEntry[] = [];
   for (const [metricId, { timestamps, values }] of batches) {
@@ -38,14 +39,23 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
     bytes[offset] = idLength;
     offset += 1 + idLength;
     const count = timestamps.length;
-    bytes.writeUInt32LE(count, offset);
+    view.setUint32(offset, count, true);
     offset += 4;
     entries.push({ metricId, offset, count });
-    bytes.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * count), offset);
-    bytes.set(new Uint8Array(values.buffer, values.byteOffset, 8 * count), offset + 8 * count);
-    offset += 16 * count;
+    offset = writeFloats(view, offset, timestamps);
+    offset = writeFloats(view, offset, values);
   }
   return { bytes, entries };
+}
+
+/**
+ * Copies one by one: a collector's push has 10,000 series of a point or
+ * two, for which two typed-array views per series (to copy in bulk) cost
+ * more than the copy.
+ */
+function writeFloats(view: DataView, offset: number, floats: Float64Array): number {
+  for (let i = 0; i < floats.length; i++) view.setFloat64(offset + 8 * i, floats[i]!, true);
+  return offset + 8 * floats.length;
 }
 
 /** The entries of a record, without copying their points (recovery after a restart). */

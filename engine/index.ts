@@ -104,7 +104,65 @@ export function metricComparator(sorts: SortSpec<MetricSortKey>[]): (a: MetricRe
   };
 }
 
+/** Records cached at most: ~400 bytes each, so ~80 MB. */
+const CACHE_SIZE = 200_000;
+/** Misses of a full cache after which it starts over. */
+const CACHE_RENEWAL_MISSES = 10 * CACHE_SIZE;
+
+/**
+ * Decoded metric records by id. Every pushed metric is looked up, and again
+ * when its measures are processed; from LMDB that costs ~2 µs (key encoding,
+ * msgpack decoding) and garbage. Exact: a record is dropped as a write
+ * transaction changes it, and the cache is not filled while such a
+ * transaction is pending (until it commits or rolls back), so a read
+ * meanwhile gets what LMDB gives and keeps nothing. Only this thread writes
+ * metric records (workers only test their existence). Cached records are
+ * shared: callers never modify them.
+ *
+ * Once full it takes no more records: for metrics pushed in turn, more than
+ * it holds, a fixed subset serves as many hits as any eviction would, and
+ * evicting was measured to cost more than the cache saved (records promoted
+ * to the old generation, then collected there). It starts over after many
+ * misses, to follow a set of metrics that changed.
+ */
+class MetricRecords {
+  private readonly byId = new Map<string, MetricRecord>();
+  private pendingWrites = 0;
+  private missesWhenFull = 0;
+
+  get(id: string): MetricRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  /** A record just read from LMDB, missing here. */
+  fill(metric: MetricRecord): void {
+    if (this.pendingWrites > 0) return;
+    if (this.byId.size < CACHE_SIZE) {
+      // Keyed by the record's own id: the caller's key may be a slice that keeps a whole request body alive.
+      this.byId.set(metric.id, metric);
+    } else if (++this.missesWhenFull === CACHE_RENEWAL_MISSES) {
+      this.byId.clear();
+      this.missesWhenFull = 0;
+    }
+  }
+
+  drop(id: string): void {
+    this.byId.delete(id);
+  }
+
+  async changing<T>(write: () => T | Promise<T>): Promise<T> {
+    this.pendingWrites++;
+    try {
+      return await write();
+    } finally {
+      this.pendingWrites--;
+    }
+  }
+}
+
 export class Index {
+  private readonly records = new MetricRecords();
+
   constructor(private readonly storage: Storage) {}
 
   getPolicy(name: string): ArchivePolicy | undefined {
@@ -209,11 +267,43 @@ export class Index {
   }
 
   getMetric(id: string): MetricRecord | undefined {
-    return this.storage.metrics.get(id) as MetricRecord | undefined;
+    return this.records.get(id) ?? this.readMetric(id);
+  }
+
+  private readMetric(id: string): MetricRecord | undefined {
+    const metric = this.storage.metrics.get(id) as MetricRecord | undefined;
+    if (metric !== undefined) this.records.fill(metric);
+    return metric;
+  }
+
+  /**
+   * Runs `write`, a write transaction that may change metric records: for
+   * the cache to stay exact, every such transaction runs through here and
+   * makes its changes with putMetric and removeMetric.
+   */
+  changingMetrics<T>(write: () => T | Promise<T>): Promise<T> {
+    return this.records.changing(write);
+  }
+
+  /** Stores a metric record; inside changingMetrics only. */
+  putMetric(metric: MetricRecord): void {
+    void this.storage.metrics.put(metric.id, metric);
+    this.records.drop(metric.id);
+  }
+
+  /** Removes a metric with everything stored for it; inside changingMetrics only. */
+  removeMetric(metric: MetricRecord): void {
+    dropMetric(this.storage, metric);
+    this.records.drop(metric.id);
+  }
+
+  /** An asynchronous write transaction that may change metric records. */
+  private metricTransaction<T>(f: () => T): Promise<T> {
+    return this.changingMetrics(() => this.storage.root.transaction(f));
   }
 
   createMetric(metric: MetricRecord): Promise<MetricRecord> {
-    return this.storage.root.transaction(() => {
+    return this.metricTransaction(() => {
       if (this.getPolicy(metric.archivePolicyName) === undefined) {
         throw new BadRequest(`Archive policy ${metric.archivePolicyName} does not exist`);
       }
@@ -223,18 +313,17 @@ export class Index {
         if (this.storage.metricsByResource.get(key) !== undefined) throw new NamedMetricAlreadyExists(metric.name);
         void this.storage.metricsByResource.put(key, metric.id);
       }
-      void this.storage.metrics.put(metric.id, metric);
+      this.putMetric(metric);
       return metric;
     });
   }
 
   /** Removes the metric with everything stored for it. */
   deleteMetric(id: string): Promise<void> {
-    const { storage } = this;
-    return storage.root.transaction(() => {
+    return this.metricTransaction(() => {
       const metric = this.getMetric(id);
       if (metric === undefined) throw new NoSuchMetric(id);
-      dropMetric(storage, metric);
+      this.removeMetric(metric);
     });
   }
 

@@ -33,7 +33,7 @@
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { QueryNode } from '../formats/resource-query.js';
-import { dropMetric, type Index, type MetricRecord } from './index.js';
+import type { Index, MetricRecord } from './index.js';
 import {
   BadRequest,
   InvalidPagination,
@@ -234,9 +234,11 @@ export class ResourceIndex {
   /**
    * Runs `f` in one synchronous write transaction: unlike lmdb's async
    * `transaction()`, an error thrown by `f` rolls back the writes it made.
+   * Resource writes may attach, detach or delete metrics (through the index,
+   * whose cache of metric records must know).
    */
   private async write<T>(f: () => T): Promise<T> {
-    return this.storage.root.transactionSync(f);
+    return this.index.changingMetrics(() => this.storage.root.transactionSync(f));
   }
 
   // --- resource types ---------------------------------------------------
@@ -354,7 +356,7 @@ export class ResourceIndex {
         const owner = storage.metricsByResource.get(key);
         if (owner !== undefined && owner !== m.id) throw new NamedMetricAlreadyExists(name);
         if (m.resourceId !== null && m.name !== null) void storage.metricsByResource.remove([m.resourceId, m.name]);
-        void storage.metrics.put(m.id, { ...m, resourceId: r.id, name });
+        this.index.putMetric({ ...m, resourceId: r.id, name });
         void storage.metricsByResource.put(key, m.id);
       } else {
         if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
@@ -369,7 +371,7 @@ export class ResourceIndex {
           creator: r.creator,
           resourceId: r.id,
         };
-        void storage.metrics.put(m.id, m);
+        this.index.putMetric(m);
         void storage.metricsByResource.put(key, m.id);
       }
     }
@@ -379,7 +381,7 @@ export class ResourceIndex {
     const { storage } = this;
     for (const { key, value } of [...storage.metricsByResource.getRange({ start: [id, ''], end: [id, '\uffff'] })]) {
       const m = this.index.getMetric(value);
-      if (m !== undefined) void storage.metrics.put(m.id, { ...m, resourceId: null });
+      if (m !== undefined) this.index.putMetric({ ...m, resourceId: null });
       void storage.metricsByResource.remove(key);
     }
   }
@@ -469,7 +471,7 @@ export class ResourceIndex {
         for (const metricId of this.metricsOf(id).values()) {
           const m = this.index.getMetric(metricId);
           if (m !== undefined) {
-            dropMetric(storage, m);
+            this.index.removeMetric(m);
             dropped.push(m.id);
           }
         }

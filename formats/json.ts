@@ -1,3 +1,5 @@
+import { digitCount, writeAscii, writeDigits } from './ascii.js';
+
 /**
  * JSON text as Python's `json.dumps` writes it with its default separators
  * (`", "` and `": "`), which Gnocchi clients and tests match on literally.
@@ -13,6 +15,56 @@ export function pyNumber(v: number): string {
 /** A float as Python prints it: integral values keep a `.0`. */
 export function pyFloat(v: number): string {
   return Number.isInteger(v) && Math.abs(v) < 1e16 ? `${v}.0` : pyNumber(v);
+}
+
+/** Longest `pyFloat` text: "-0.0000012345678901234567" (17 significant digits after 5 zeros). */
+export const MAX_PY_FLOAT_LENGTH = 25;
+
+const FAST_DECIMALS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6];
+// A decimal of k places that reads back as v is the shortest one, the one
+// pyFloat prints, when no other decimal of up to k + 1 places reads back as v
+// too; that holds while the doubles around v are closer together than
+// 10^-(k+1), i.e. while v * 10^(k+1) < 2^52. Scaled values stay below this
+// bound, with room to spare.
+const FAST_LIMIT = 1e14;
+
+/**
+ * `pyFloat(v)` as ASCII at `pos`; returns the position after it. Values with
+ * at most six decimals, as measures mostly are, are written from integer
+ * arithmetic without building the string.
+ */
+export function writePyFloat(buf: Uint8Array, pos: number, v: number): number {
+  const magnitude = Math.abs(v);
+  // Any decimal of at most six places would show at a million times v: one
+  // test turns away the values that are none (means, rates) without the loop.
+  const millionths = Math.round(magnitude * 1e6);
+  if (millionths < FAST_LIMIT && millionths / 1e6 !== magnitude) return writeAscii(buf, pos, pyFloat(v));
+  for (let k = 0; k < FAST_DECIMALS.length; k++) {
+    const scale = FAST_DECIMALS[k]!;
+    const scaled = Math.round(magnitude * scale);
+    if (!(scaled < FAST_LIMIT)) break;
+    // Both operands are exact integers, so the division rounds the decimal
+    // scaled/scale exactly as reading its text would.
+    if (scaled / scale === magnitude) return writeDecimal(buf, pos, v < 0, scaled, k);
+  }
+  return writeAscii(buf, pos, pyFloat(v));
+}
+
+/** `scaled` / 10^decimals with its sign, and ".0" for an integer. */
+function writeDecimal(buf: Uint8Array, pos: number, negative: boolean, scaled: number, decimals: number): number {
+  if (negative) buf[pos++] = 0x2d;
+  const scale = FAST_DECIMALS[decimals]!;
+  const whole = Math.floor(scaled / scale);
+  const width = digitCount(whole);
+  writeDigits(buf, pos + width, whole, width);
+  pos += width;
+  buf[pos++] = 0x2e;
+  if (decimals === 0) {
+    buf[pos] = 0x30;
+    return pos + 1;
+  }
+  writeDigits(buf, pos + decimals, scaled - whole * scale, decimals);
+  return pos + decimals;
 }
 
 export function pyJson(value: unknown): string {

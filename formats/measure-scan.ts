@@ -68,9 +68,14 @@ class Points {
     this.values[this.n++] = value;
   }
 
+  /** Views built directly: `subarray` looks up a species constructor, a third slower per list. */
   range(from: number, to: number): DecodedMeasures {
-    return { timestamps: this.timestamps.subarray(from, to), values: this.values.subarray(from, to) };
+    return { timestamps: view(this.timestamps, from, to), values: view(this.values, from, to) };
   }
+}
+
+function view(array: Float64Array, from: number, to: number): Float64Array {
+  return new Float64Array(array.buffer, array.byteOffset + 8 * from, to - from);
 }
 
 class Scanner {
@@ -273,18 +278,27 @@ export function scanMeasureList(text: string): DecodedMeasures | null {
   return scan(text, (s) => s.list());
 }
 
-/** A batch body by metric key (as written), or null to take the general path. */
-export function scanMeasureBatch(text: string): Map<string, DecodedMeasures> | null {
+/** A batch body's lists in body order, each with its key as written. */
+export interface ScannedBatch {
+  keys: string[];
+  lists: DecodedMeasures[];
+}
+
+/**
+ * A batch body, or null to take the general path. A repeated key is kept
+ * twice: JSON.parse would keep the last list at the first one's place, so a
+ * caller must step aside on one (which it finds anyway in indexing lists by
+ * metric; a Map by key here cost more than the rest of the scan).
+ */
+export function scanMeasureBatch(text: string): ScannedBatch | null {
   return scan(text, (s) => {
-    const batch = new Map<string, DecodedMeasures>();
+    const batch: ScannedBatch = { keys: [], lists: [] };
     s.expect(OPEN_BRACE);
     if (s.accept(CLOSE_BRACE)) return batch;
     do {
-      const key = s.string();
-      // JSON.parse would keep the last of repeated keys at the first one's place.
-      if (batch.has(key)) throw OFF_PATH;
+      batch.keys.push(s.string());
       s.expect(COLON);
-      batch.set(key, s.list());
+      batch.lists.push(s.list());
     } while (s.accept(COMMA));
     s.expect(CLOSE_BRACE);
     return batch;

@@ -2,6 +2,7 @@
  * Request helpers shared by the routes: body decoding with Gnocchi's checks,
  * content negotiation, absolute URLs, query-string parsing.
  */
+import { isAscii } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { MAX_JSON_NESTING, textDepth } from '../formats/nesting.js';
@@ -20,7 +21,12 @@ export function jsonBodyText(request: FastifyRequest, accepted: readonly string[
     throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
   }
   const raw = request.body;
-  return Buffer.isBuffer(raw) ? raw.toString('utf8') : typeof raw === 'string' ? raw : '';
+  return Buffer.isBuffer(raw) ? utf8Text(raw) : typeof raw === 'string' ? raw : '';
+}
+
+/** ASCII (most bodies) reads the same as Latin-1, which decodes with a plain copy: ~2x faster. */
+function utf8Text(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 export function parseJsonText(text: string): unknown {

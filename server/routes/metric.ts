@@ -24,8 +24,13 @@ interface IdParams {
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
+/** The form ids are given out in (measured: faster than a loop over the characters). */
+const CANONICAL_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Canonical lowercase dashed form of a UUID, or undefined. */
 export function normalizeUuid(id: string): string | undefined {
+  // Pushes look up every metric of a batch by id: one test and no copy for the usual form.
+  if (CANONICAL_UUID_RE.test(id)) return id;
   const bare = id.replace(/^urn:uuid:/i, '').replace(/[{}]/g, '');
   if (!UUID_RE.test(bare)) return undefined;
   const hex = bare.replace(/-/g, '').toLowerCase();

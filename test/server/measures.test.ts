@@ -595,6 +595,17 @@ describe('POST /v1/batch/metrics/measures', () => {
     expect((await readMeasures(t.app, general)).body).toEqual(read.body);
   });
 
+  it.each([
+    ['twice as written', (id: string) => [id, id]],
+    ['in two forms', (id: string) => [id.toUpperCase(), `urn:uuid:${id}`]],
+  ])('keeps the last list of a metric given %s, as JSON.parse does', async (_name, keys) => {
+    const a = await createMetric(t.app, { archive_policy_name: 'sec' });
+    const [first, second] = keys(a);
+    const body = `{"${first}": [{"timestamp": "2015-03-06T14:33:57", "value": 1}], "${second}": [{"timestamp": "2015-03-06T14:33:57", "value": 2}]}`;
+    expect((await json(t.app, 'POST', '/v1/batch/metrics/measures', body)).status).toBe(202);
+    expectPoints((await readMeasures(t.app, a)).body, [[ts('14:33:57'), 1, 2]]);
+  });
+
   it('refuses unknown metric ids with 400 "Unknown metrics: ..." (sorted) and stores nothing', async () => {
     const a = await createMetric(t.app, { archive_policy_name: 'sec' });
     const u1 = '00000000-0000-4000-8000-000000000002';

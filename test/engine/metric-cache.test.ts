@@ -1,0 +1,91 @@
+// The index keeps decoded metric records in memory (engine/index.ts): what
+// it answers must stay what LMDB holds through every write of a record,
+// including a resource write that fails and rolls back.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import type { MetricRecord } from '../../engine/index.js';
+import type { MetricSpec, NewResource } from '../../engine/resources.js';
+
+let engine: Engine;
+let dataDir: string;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-metric-cache-'));
+  engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+  await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] });
+});
+
+afterEach(async () => {
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const resource = (id: string, metrics: [string, MetricSpec][]): NewResource => ({
+  id,
+  originalResourceId: id,
+  creator: 'x',
+  userId: null,
+  projectId: null,
+  endedAt: null,
+  attrs: {},
+  metrics: new Map(metrics),
+});
+
+/** The cached answer, and what a fresh read of the stored record gives. */
+function lookups(id: string): [MetricRecord | undefined, unknown] {
+  return [engine.index.getMetric(id), engine.storage.metrics.get(id)];
+}
+
+describe('cached metric records', () => {
+  it('follow a metric attached to, detached from and deleted with resources', async () => {
+    const r1 = '00000000-0000-4000-8000-000000000001';
+    const r2 = '00000000-0000-4000-8000-000000000002';
+    await engine.resources.create('generic', resource(r1, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    const id = engine.resources.metricsOf(r1).get('cpu')!;
+    expect(engine.index.getMetric(id)).toMatchObject({ resourceId: r1, name: 'cpu' });
+
+    await engine.resources.create('generic', resource(r2, [['load', { kind: 'existing', id }]]));
+    let [cached, stored] = lookups(id);
+    expect(cached).toMatchObject({ resourceId: r2, name: 'load' });
+    expect(cached).toEqual(stored);
+
+    await engine.resources.update('generic', r2, { metrics: new Map() });
+    [cached, stored] = lookups(id);
+    expect(cached).toMatchObject({ resourceId: null });
+    expect(cached).toEqual(stored);
+
+    await engine.resources.update('generic', r1, { metrics: new Map([['cpu', { kind: 'existing', id }]]) });
+    await engine.resources.delete('generic', r1);
+    expect(lookups(id)).toEqual([undefined, undefined]);
+  });
+
+  it('are left as stored by a resource write that fails', async () => {
+    const r = '00000000-0000-4000-8000-000000000003';
+    await engine.resources.create('generic', resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    engine.index.getMetric(m.id);
+    // Attaches m as `a`, reads it again (as changed) for `b`, which another
+    // metric holds: the write fails and is rolled back.
+    const metrics = new Map<string, MetricSpec>([['a', { kind: 'existing', id: m.id }], ['b', { kind: 'existing', id: m.id }]]);
+    await expect(engine.resources.update('generic', r, { metrics }, true)).rejects.toThrow();
+    const [cached, stored] = lookups(m.id);
+    expect(cached).toEqual(m);
+    expect(stored).toEqual(m);
+  });
+
+  it('forget a deleted metric, read again and again while the deletion commits', async () => {
+    const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    expect(engine.index.getMetric(m.id)).toEqual(m);
+    let deleted = false;
+    const deleting = engine.deleteMetric(m.id).then(() => (deleted = true));
+    while (!deleted) {
+      engine.index.getMetric(m.id);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await deleting;
+    expect(lookups(m.id)).toEqual([undefined, undefined]);
+  });
+});
