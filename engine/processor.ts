@@ -46,7 +46,7 @@ export class Processor {
   private sweep: string[] = [];
   private sweepAt = 0;
   private running = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private timerDelay = 0;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
@@ -134,8 +134,7 @@ export class Processor {
   /** Stops scheduling and waits for the batches in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer();
     await Promise.allSettled([...this.inflight.values()]);
   }
 
@@ -162,19 +161,29 @@ export class Processor {
   /**
    * Runs a round after `delayMs`. An immediate request replaces a waiting
    * interval timer: a worker that just finished must not idle until the
-   * interval (set while every worker was busy) runs out.
+   * interval (set while every worker was busy) runs out. Immediate rounds
+   * run after the pending I/O callbacks rather than on a 0 ms timer, which
+   * Node clamps to 1 ms: a gap per batch that left workers idle.
    */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer !== undefined) {
       if (delayMs > 0 || this.timerDelay === 0) return;
-      clearTimeout(this.timer);
+      this.cancelTimer();
     }
     this.timerDelay = delayMs;
-    this.timer = setTimeout(() => {
+    const run = () => {
       this.timer = undefined;
       this.round();
-    }, delayMs);
+    };
+    this.timer = delayMs === 0 ? setImmediate(run) : setTimeout(run, delayMs);
+  }
+
+  private cancelTimer(): void {
+    if (this.timer === undefined) return;
+    if (this.timerDelay === 0) clearImmediate(this.timer as NodeJS.Immediate);
+    else clearTimeout(this.timer as NodeJS.Timeout);
+    this.timer = undefined;
   }
 
   private round(): void {
