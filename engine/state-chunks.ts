@@ -68,8 +68,12 @@ function freeze(storage: Storage, metricId: string, slot: number, raw: Uint8Arra
   const n = rawRowCount(raw);
   if (n < CHUNK_ROWS) return { raw, froze: false };
   const [older, last] = cutRawSplit(raw, n - 1);
-  void storage.stateChunks.put([metricId, slot, rawFirstTimestamp(older)], older);
+  putChunk(storage, metricId, slot, older);
   return { raw: last, froze: true };
+}
+
+function putChunk(storage: Storage, metricId: string, slot: number, raw: Buffer): void {
+  void storage.stateChunks.put([metricId, slot, rawFirstTimestamp(raw)], raw);
 }
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
@@ -143,9 +147,9 @@ export function storeTail(storage: Storage, metricId: string, old: FullTail, old
   const keep = f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1];
   if (oldChunks > 0 && !keep) dropChunks(storage, tailRange(metricId));
   const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
-  const kept = freeze(storage, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps, columns: [inline.values], present: [null] }));
-  const chunks = (keep ? oldChunks : 0) + (kept.froze ? 1 : 0);
-  if (!kept.froze) return { tail: inline, tailFrozen: chunks };
+  const chunks = keep ? oldChunks : 0;
   const last = inline.timestamps.length - 1;
-  return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks };
+  if (last + 1 < CHUNK_ROWS) return { tail: inline, tailFrozen: chunks };
+  putChunk(storage, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
+  return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks + 1 };
 }
