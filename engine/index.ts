@@ -110,13 +110,14 @@ const CACHE_SIZE = 200_000;
 const CACHE_RENEWAL_MISSES = 10 * CACHE_SIZE;
 
 /**
- * Decoded metric records by id. Every pushed metric is looked up, and again
- * when its measures are processed; from LMDB that costs ~2 µs (key encoding,
- * msgpack decoding) and garbage. Exact: a record is dropped as a write
- * transaction changes it, and the cache is not filled while such a
- * transaction is pending (until it commits or rolls back), so a read
+ * Decoded index records (metrics by id, archive policies by name). Every
+ * pushed metric is looked up, and again when its measures are processed,
+ * and every read looks up its metric's policy; from LMDB that costs ~2-5 µs
+ * (key encoding, msgpack decoding) and garbage. Exact: a record is dropped
+ * as a write transaction changes it, and the cache is not filled while such
+ * a transaction is pending (until it commits or rolls back), so a read
  * meanwhile gets what LMDB gives and keeps nothing. Only this thread writes
- * metric records (workers only test their existence). Cached records are
+ * index records (workers only test that metrics exist). Cached records are
  * shared: callers never modify them.
  *
  * Once full it takes no more records: for metrics pushed in turn, more than
@@ -125,29 +126,31 @@ const CACHE_RENEWAL_MISSES = 10 * CACHE_SIZE;
  * to the old generation, then collected there). It starts over after many
  * misses, to follow a set of metrics that changed.
  */
-class MetricRecords {
-  private readonly byId = new Map<string, MetricRecord>();
+class RecordCache<T> {
+  private readonly byKey = new Map<string, T>();
   private pendingWrites = 0;
   private missesWhenFull = 0;
 
-  get(id: string): MetricRecord | undefined {
-    return this.byId.get(id);
+  /** `keyOf` gives a record's own key: the caller's may be a slice that keeps a whole request body alive. */
+  constructor(private readonly keyOf: (record: T) => string) {}
+
+  get(key: string): T | undefined {
+    return this.byKey.get(key);
   }
 
   /** A record just read from LMDB, missing here. */
-  fill(metric: MetricRecord): void {
+  fill(record: T): void {
     if (this.pendingWrites > 0) return;
-    if (this.byId.size < CACHE_SIZE) {
-      // Keyed by the record's own id: the caller's key may be a slice that keeps a whole request body alive.
-      this.byId.set(metric.id, metric);
+    if (this.byKey.size < CACHE_SIZE) {
+      this.byKey.set(this.keyOf(record), record);
     } else if (++this.missesWhenFull === CACHE_RENEWAL_MISSES) {
-      this.byId.clear();
+      this.byKey.clear();
       this.missesWhenFull = 0;
     }
   }
 
-  drop(id: string): void {
-    this.byId.delete(id);
+  drop(key: string): void {
+    this.byKey.delete(key);
   }
 
   async changing<T>(write: () => T | Promise<T>): Promise<T> {
@@ -161,12 +164,25 @@ class MetricRecords {
 }
 
 export class Index {
-  private readonly records = new MetricRecords();
+  private readonly records = new RecordCache<MetricRecord>((m) => m.id);
+  private readonly policies = new RecordCache<ArchivePolicy>((p) => p.name);
 
   constructor(private readonly storage: Storage) {}
 
   getPolicy(name: string): ArchivePolicy | undefined {
-    return this.storage.policies.get(name) as ArchivePolicy | undefined;
+    const cached = this.policies.get(name);
+    if (cached !== undefined) return cached;
+    const policy = this.storage.policies.get(name) as ArchivePolicy | undefined;
+    if (policy !== undefined) this.policies.fill(policy);
+    return policy;
+  }
+
+  /** A write transaction that may change policies: `names`' cached records are dropped first. */
+  private changingPolicies<T>(names: string[], write: () => T): Promise<T> {
+    return this.policies.changing(() => {
+      for (const name of names) this.policies.drop(name);
+      return this.storage.root.transaction(write);
+    });
   }
 
   listPolicies(): ArchivePolicy[] {
@@ -174,7 +190,7 @@ export class Index {
   }
 
   createPolicy(policy: ArchivePolicy): Promise<ArchivePolicy> {
-    return this.storage.root.transaction(() => {
+    return this.changingPolicies([policy.name], () => {
       if (this.storage.policies.get(policy.name) !== undefined) throw new ArchivePolicyAlreadyExists(policy.name);
       void this.storage.policies.put(policy.name, policy);
       return policy;
@@ -183,7 +199,7 @@ export class Index {
 
   /** Creates the policies that are missing; used to seed a new data directory. */
   ensurePolicies(policies: ArchivePolicy[], rules: ArchivePolicyRule[]): Promise<void> {
-    return this.storage.root.transaction(() => {
+    return this.changingPolicies(policies.map((p) => p.name), () => {
       for (const p of policies) {
         if (this.storage.policies.get(p.name) === undefined) void this.storage.policies.put(p.name, p);
       }
@@ -194,7 +210,7 @@ export class Index {
   }
 
   updatePolicy(name: string, update: (current: ArchivePolicy) => ArchivePolicy): Promise<ArchivePolicy> {
-    return this.storage.root.transaction(() => {
+    return this.changingPolicies([name], () => {
       const current = this.getPolicy(name);
       if (current === undefined) throw new NoSuchArchivePolicy(name);
       const next = update(current);
@@ -204,7 +220,7 @@ export class Index {
   }
 
   deletePolicy(name: string): Promise<void> {
-    return this.storage.root.transaction(() => {
+    return this.changingPolicies([name], () => {
       if (this.getPolicy(name) === undefined) throw new NoSuchArchivePolicy(name);
       const usedByRule = this.listRules().some((r) => r.archivePolicyName === name);
       if (usedByRule || this.someMetric((m) => m.archivePolicyName === name)) throw new ArchivePolicyInUse(name);

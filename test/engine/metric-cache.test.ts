@@ -1,6 +1,6 @@
-// The index keeps decoded metric records in memory (engine/index.ts): what
-// it answers must stay what LMDB holds through every write of a record,
-// including a resource write that fails and rolls back.
+// The index keeps decoded metric records and archive policies in memory
+// (engine/index.ts): what it answers must stay what LMDB holds through every
+// write of a record, including a write that fails and rolls back.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,5 +87,40 @@ describe('cached metric records', () => {
     }
     await deleting;
     expect(lookups(m.id)).toEqual([undefined, undefined]);
+  });
+});
+
+describe('cached archive policies', () => {
+  const lookup = (name: string) => [engine.index.getPolicy(name), engine.storage.policies.get(name)];
+
+  it('follow updates, a refused update and a deletion, read again and again while each commits', async () => {
+    const readWhile = async (write: Promise<unknown>) => {
+      let done = false;
+      const settled = write.then(() => (done = true), () => (done = true));
+      while (!done) {
+        engine.index.getPolicy('p');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await settled;
+      return write;
+    };
+    expect(engine.index.getPolicy('p')).toMatchObject({ backWindow: 0 });
+    await readWhile(engine.index.updatePolicy('p', (current) => ({ ...current, backWindow: 2 })));
+    let [cached, stored] = lookup('p');
+    expect(cached).toMatchObject({ backWindow: 2 });
+    expect(cached).toEqual(stored);
+
+    const refused = readWhile(engine.index.updatePolicy('p', () => {
+      throw new Error('refused');
+    }));
+    await expect(refused).rejects.toThrow('refused');
+    [cached, stored] = lookup('p');
+    expect(cached).toMatchObject({ backWindow: 2 });
+    expect(cached).toEqual(stored);
+
+    await readWhile(engine.index.deletePolicy('p'));
+    expect(lookup('p')).toEqual([undefined, undefined]);
+    await engine.index.createPolicy({ name: 'p', backWindow: 5, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['max'] });
+    expect(lookup('p')[0]).toMatchObject({ backWindow: 5, aggregationMethods: ['max'] });
   });
 });
