@@ -75,11 +75,20 @@ export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
   return entries;
 }
 
-/** One metric's points of a record, copied out (LMDB buffers are short-lived and unaligned). */
+/**
+ * Copies one metric's points of a record into `into` from `at` (LMDB
+ * buffers are short-lived and unaligned); the position after them.
+ */
+export function copyIncomingSlice(bytes: Uint8Array, offset: number, count: number, into: Series, at: number): number {
+  const bytesOf = (array: Float64Array) => new Uint8Array(array.buffer, array.byteOffset + 8 * at, 8 * count);
+  bytesOf(into.timestamps).set(bytes.subarray(offset, offset + 8 * count));
+  bytesOf(into.values).set(bytes.subarray(offset + 8 * count, offset + 16 * count));
+  return at + count;
+}
+
+/** One metric's points of a record, copied out. */
 export function readIncomingSlice(bytes: Uint8Array, offset: number, count: number): Series {
-  const timestamps = new Float64Array(count);
-  const values = new Float64Array(count);
-  new Uint8Array(timestamps.buffer).set(bytes.subarray(offset, offset + 8 * count));
-  new Uint8Array(values.buffer).set(bytes.subarray(offset + 8 * count, offset + 16 * count));
-  return { timestamps, values };
+  const slice = { timestamps: new Float64Array(count), values: new Float64Array(count) };
+  copyIncomingSlice(bytes, offset, count, slice, 0);
+  return slice;
 }

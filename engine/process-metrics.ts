@@ -10,7 +10,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
-import { readIncomingSlice, type IncomingRef } from './incoming-batch.js';
+import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
 import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail, type FullTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { SplitKeyTuple, Storage } from './storage.js';
@@ -43,35 +43,42 @@ interface Planned {
 
 /**
  * Each job's pending points that its state does not hold yet (a retry after
- * a crash must not count them twice), in record order. A record holds the
- * points of a whole push, up to ~0.5 MB for 10,000 metrics: each is looked
- * up once per batch and its slices copied out without copying it first.
+ * a crash must not count them twice), in record order, copied into one
+ * series per job; each record is looked up once per batch.
  */
-function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricState | null)[]): Series[][] {
-  const points: Series[][] = jobs.map(() => []);
+function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricState | null)[]): (Series | null)[] {
   const wanted = new Map<number, [job: number, ref: IncomingRef][]>();
-  jobs.forEach((job, i) => {
+  const sizes = jobs.map((job, i) => {
     const lastSeq = states[i]?.lastSeq ?? 0;
+    let size = 0;
     for (const ref of job.refs) {
       if (ref.seq <= lastSeq) continue;
+      size += ref.count;
       const slices = wanted.get(ref.seq);
       if (slices === undefined) wanted.set(ref.seq, [[i, ref]]);
       else slices.push([i, ref]);
     }
+    return size;
   });
+  const points = sizes.map((n) => ({ timestamps: new Float64Array(n), values: new Float64Array(n) }));
+  const filled = sizes.map(() => 0);
   for (const seq of [...wanted.keys()].sort((a, b) => a - b)) {
     // Valid until the next read: used at once.
     const bytes = storage.incomingBatches.getBinaryFast(seq);
     if (bytes === undefined) continue;
-    for (const [i, ref] of wanted.get(seq)!) points[i]!.push(readIncomingSlice(bytes, ref.offset, ref.count));
+    for (const [i, ref] of wanted.get(seq)!) filled[i] = copyIncomingSlice(bytes, ref.offset, ref.count, points[i]!, filled[i]!);
   }
-  return points;
+  return points.map((p, i) => {
+    const n = filled[i]!;
+    if (n === 0) return null;
+    return n === sizes[i] ? p : { timestamps: p.timestamps.subarray(0, n), values: p.values.subarray(0, n) };
+  });
 }
 
-function plan(storage: Storage, job: ProcessJob, stored: MetricState | null, batches: Series[]): Planned {
+function plan(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Series | null): Planned {
   const state = stored ?? emptyMetricState();
   const tail = readTail(storage, job.metricId, state);
-  const update = batches.length === 0 ? null : computeUpdate(job.policy, stored === null ? null : tail.tail, batches);
+  const update = received === null ? null : computeUpdate(job.policy, stored === null ? null : tail.tail, [received]);
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
   const consumed = job.refs.reduce((n, r) => (r.seq > state.lastSeq ? n + r.count : n), 0);
   return { job, consumed, lastSeq, state, tail, update };
