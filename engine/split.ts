@@ -158,19 +158,14 @@ function decodeRawRows(bytes: Uint8Array, from: number, to: number, only?: numbe
 }
 
 /**
- * mergeIntoRawSplit's common case, without its per-row bookkeeping: the
- * update starts after the old rows, or at the last one and replaces it
- * whole (every method has a value in its first row). Keeps the first `keep`
- * old rows, then the update's; a column is masked when a kept or new row
- * lacks its value.
+ * mergeIntoRawSplit's common case, without its per-row bookkeeping: no value
+ * is absent, and the update starts after the old rows or at the last one,
+ * which it replaces whole. Keeps the first `keep` old rows, then the update's.
  */
 function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, update: SplitColumns): Buffer {
   const added = update.timestamps.length;
   const total = keep + added;
-  const oldMasks = maskOffsets(raw, ncols, n);
-  const oldMask = (c: number) => (raw[oldMasks[c]!] === 0 ? null : raw.subarray(oldMasks[c]! + 1, oldMasks[c]! + 1 + keep));
-  const masked = update.present.map((p, c) => (p !== null && p !== undefined && p.includes(0)) || (oldMask(c)?.includes(0) ?? false));
-  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * masked.filter(Boolean).length);
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols);
   out.set(raw.subarray(0, RAW_HEADER));
   out.writeUInt32LE(total, 4);
   const columns = [update.timestamps, ...update.columns];
@@ -181,18 +176,7 @@ function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, 
     const col = columns[c]!;
     out.set(new Uint8Array(col.buffer, col.byteOffset, 8 * added), to + 8 * keep);
   }
-  let offset = RAW_HEADER + 8 * total * (ncols + 1);
-  for (let c = 0; c < ncols; c++) {
-    out[offset++] = masked[c] ? 1 : 0;
-    if (!masked[c]) continue;
-    const kept = oldMask(c);
-    if (kept === null) out.fill(1, offset, offset + keep);
-    else out.set(kept, offset);
-    const p = update.present[c];
-    if (p === null || p === undefined) out.fill(1, offset + keep, offset + total);
-    else out.set(p, offset + keep);
-    offset += total;
-  }
+  out.fill(0, RAW_HEADER + 8 * total * (ncols + 1));
   return out;
 }
 
@@ -219,8 +203,8 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
     if (newTs.length === 0 || oldTs(mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
   }
-  const firstRowWhole = update.present.every((p) => p === null || p === undefined || p[0] === 1);
-  if (keep === n || (keep === n - 1 && oldTs(keep) === newTs[0] && firstRowWhole)) {
+  const replacesTail = keep === n || (keep === n - 1 && oldTs(keep) === newTs[0]);
+  if (replacesTail && update.present.every((p) => p === null) && maskOffsets(raw, ncols, n).every((o) => raw[o] === 0)) {
     return appendRawRows(raw, ncols, n, keep, update);
   }
   if (fromOld.length < n - keep + newTs.length) {
