@@ -85,10 +85,3 @@ export function copyIncomingSlice(bytes: Uint8Array, offset: number, count: numb
   bytesOf(into.values).set(bytes.subarray(offset + 8 * count, offset + 16 * count));
   return at + count;
 }
-
-/** One metric's points of a record, copied out. */
-export function readIncomingSlice(bytes: Uint8Array, offset: number, count: number): Series {
-  const slice = { timestamps: new Float64Array(count), values: new Float64Array(count) };
-  copyIncomingSlice(bytes, offset, count, slice, 0);
-  return slice;
-}

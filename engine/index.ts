@@ -153,7 +153,7 @@ class RecordCache<T> {
     this.byKey.delete(key);
   }
 
-  async changing<T>(write: () => T | Promise<T>): Promise<T> {
+  async changing<R>(write: () => R | Promise<R>): Promise<R> {
     this.pendingWrites++;
     try {
       return await write();

@@ -5,7 +5,6 @@
  * processed (`refresh=true`). It also knows which incoming records still
  * hold unprocessed points, and deletes a record once none does.
  */
-import type { ArchivePolicy } from './archive-policy.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { Index } from './index.js';
 import { lastSeqOf } from './metric-state.js';
@@ -227,15 +226,9 @@ export class Processor {
   private dispatch(metricIds: string[]): Promise<void> {
     const jobs: ProcessJob[] = [];
     const { index } = this.options;
-    // A batch's metrics mostly share a policy: decode each once.
-    const policies = new Map<string, ArchivePolicy | undefined>();
-    const policyOf = (name: string) => {
-      if (!policies.has(name)) policies.set(name, index.getPolicy(name));
-      return policies.get(name);
-    };
     for (const id of metricIds) {
       const metric = index.getMetric(id);
-      const policy = metric && policyOf(metric.archivePolicyName);
+      const policy = metric && index.getPolicy(metric.archivePolicyName);
       const refs = this.pending.get(id);
       if (metric === undefined || policy === undefined || refs === undefined) {
         this.forget(id);

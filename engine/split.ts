@@ -302,46 +302,35 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
   const b = update.timestamps;
   if (a.length === 0) return update;
   if (b.length === 0) return existing;
-  if (b[0]! > a[a.length - 1]!) return concatSplits([existing, update]);
+  if (b[0]! > a[a.length - 1]!) return concatSplits(existing, update);
   return overlaySplits(existing, update);
 }
 
-/**
- * Splits whose rows follow one another, as one split. A column that a
- * single-column decode left empty stays empty.
- */
-function concatSplits(parts: SplitColumns[]): SplitColumns {
-  if (parts.length === 1) return parts[0]!;
-  let n = 0;
-  for (const p of parts) n += p.timestamps.length;
-  const concat = (pick: (p: SplitColumns) => Float64Array) => {
-    const out = new Float64Array(n);
-    let o = 0;
-    for (const p of parts) {
-      out.set(pick(p), o);
-      o += p.timestamps.length;
-    }
+function concatMasks(a: Uint8Array | null, na: number, b: Uint8Array | null, nb: number): Uint8Array | null {
+  if (a === null && b === null) return null;
+  const out = new Uint8Array(na + nb);
+  if (a === null) out.fill(1, 0, na);
+  else out.set(a, 0);
+  if (b === null) out.fill(1, na);
+  else out.set(b, na);
+  return out;
+}
+
+/** The common case: the update only appends after the stored points. */
+function concatSplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
+  const na = existing.timestamps.length;
+  const nb = update.timestamps.length;
+  const timestamps = new Float64Array(na + nb);
+  timestamps.set(existing.timestamps, 0);
+  timestamps.set(update.timestamps, na);
+  const columns = update.columns.map((col, c) => {
+    const out = new Float64Array(na + nb);
+    out.set(existing.columns[c]!, 0);
+    out.set(col, na);
     return out;
-  };
-  const first = parts[0]!;
-  const decoded = (c: number) => first.columns[c]!.length === first.timestamps.length;
-  const empty = new Float64Array(0);
-  return {
-    timestamps: concat((p) => p.timestamps),
-    columns: first.columns.map((_, c) => (decoded(c) ? concat((p) => p.columns[c]!) : empty)),
-    present: first.present.map((_, c) => {
-      if (parts.every((p) => p.present[c] === null || p.present[c] === undefined)) return null;
-      const out = new Uint8Array(n);
-      let o = 0;
-      for (const p of parts) {
-        const mask = p.present[c];
-        if (mask === null || mask === undefined) out.fill(1, o, o + p.timestamps.length);
-        else out.set(mask, o);
-        o += p.timestamps.length;
-      }
-      return out;
-    }),
-  };
+  });
+  const present = update.present.map((p, c) => concatMasks(existing.present[c] ?? null, na, p, nb));
+  return { timestamps, columns, present };
 }
 
 function overlaySplits(existing: SplitColumns, update: SplitColumns): SplitColumns {

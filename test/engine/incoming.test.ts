@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { Processor } from '../../engine/processor.js';
-import { encodeIncomingBatch, incomingEntries, readIncomingSlice } from '../../engine/incoming-batch.js';
+import { copyIncomingSlice, encodeIncomingBatch, incomingEntries } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 
@@ -24,7 +24,8 @@ describe('incoming records', () => {
     const { bytes, entries } = encodeIncomingBatch(new Map([['a', series([[0, 1], [1, 2]])], ['bb', series([])], ['c', series([[5, -0.5]])]]));
     expect(incomingEntries(bytes)).toEqual(entries);
     expect(entries.map((e) => [e.metricId, e.count])).toEqual([['a', 2], ['bb', 0], ['c', 1]]);
-    const c = readIncomingSlice(bytes, entries[2]!.offset, entries[2]!.count);
+    const c = series([[0, 0]]);
+    copyIncomingSlice(bytes, entries[2]!.offset, entries[2]!.count, c, 0);
     expect([...c.timestamps, ...c.values]).toEqual([T0 + 5 * S, -0.5]);
   });
 });

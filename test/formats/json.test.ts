@@ -2,17 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { MAX_PY_FLOAT_LENGTH, pyFloat, writePyFloat } from '../../formats/json.js';
-
-const OFFSET = 3;
-const SENTINEL = 0xff;
+import { writtenText } from './written.js';
 
 /** writePyFloat's text, checking it stays within its bounds. */
 function written(v: number): string {
-  const buf = Buffer.alloc(OFFSET + MAX_PY_FLOAT_LENGTH + 1, SENTINEL);
-  const end = writePyFloat(buf, OFFSET, v);
-  expect(end - OFFSET).toBeLessThanOrEqual(MAX_PY_FLOAT_LENGTH);
-  expect(buf[end]).toBe(SENTINEL);
-  return buf.toString('latin1', OFFSET, end);
+  return writtenText((buf, pos) => writePyFloat(buf, pos, v), MAX_PY_FLOAT_LENGTH, 3);
 }
 
 /** Integers scaled down by a power of ten: the values measures mostly hold. */

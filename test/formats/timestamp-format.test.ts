@@ -3,21 +3,15 @@ import { describe, expect, it } from 'vitest';
 
 import { formatTimestamp, MAX_TIMESTAMP_LENGTH, writeTimestamp } from '../../formats/timestamp.js';
 import { legacyFormatTimestamp } from './legacy-formatters.js';
+import { writtenText } from './written.js';
 
 const DAY = 86_400_000_000;
 // Python's datetime ends with year 9999; this is the first instant after it.
 const YEAR_10000 = 253_402_300_800_000_000;
 
-const OFFSET = 5;
-const SENTINEL = 0xff;
-
 /** writeTimestamp's text, checking it stays within its bounds. */
 function written(micros: number): string {
-  const buf = Buffer.alloc(OFFSET + MAX_TIMESTAMP_LENGTH + 1, SENTINEL);
-  const end = writeTimestamp(buf, OFFSET, micros);
-  expect(end - OFFSET).toBeLessThanOrEqual(MAX_TIMESTAMP_LENGTH);
-  expect(buf[end]).toBe(SENTINEL);
-  return buf.toString('latin1', OFFSET, end);
+  return writtenText((buf, pos) => writeTimestamp(buf, pos, micros), MAX_TIMESTAMP_LENGTH, 5);
 }
 
 function expectLegacy(micros: number): void {
