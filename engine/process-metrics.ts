@@ -1,17 +1,20 @@
 /**
  * The I/O half of processing: for a batch of metrics, read their pending
- * points from the incoming records and their state, compute the updates, and
- * commit everything (the new state with its open splits and the `lastSeq`
- * of the records it consumed, sealed splits, expired splits removed) in one
- * LMDB write transaction, so a crash at any point loses nothing and counts
- * nothing twice. Runs in a worker thread, or inline.
+ * points from the incoming records and their state, compute the updates and
+ * every record they write, then commit everything (the new state with its
+ * open splits and the `lastSeq` of the records it consumed, sealed splits,
+ * expired splits removed) in one LMDB write transaction, so a crash at any
+ * point loses nothing and counts nothing twice. All the computing is done
+ * before the transaction: LMDB's write lock is held only to apply the
+ * writes. Runs in a worker thread, or inline.
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import type { Series } from './aggregation.js';
-import { computeUpdate, type GranularityUpdate, type MetricUpdate } from './compute-update.js';
+import { computeUpdate, type GranularityUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
-import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail, type FullTail } from './state-chunks.js';
+import { WriteQueue, type RecordWriter } from './record-writes.js';
+import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { SplitKeyTuple, Storage } from './storage.js';
 
@@ -31,15 +34,6 @@ export interface ProcessResult {
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
-
-interface Planned {
-  job: ProcessJob;
-  consumed: number;
-  lastSeq: number;
-  state: MetricState;
-  tail: FullTail;
-  update: MetricUpdate | null;
-}
 
 /**
  * Each job's pending points that its state does not hold yet (a retry after
@@ -75,74 +69,95 @@ function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricStat
   });
 }
 
-function plan(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Series | null): Planned {
+/** One metric's update, computed before the write lock is taken. */
+interface Planned {
+  result: ProcessResult;
+  writes: WriteQueue;
+}
+
+function putSealed(storage: Storage, w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): void {
+  w.put(storage.splits, key, encodeSealedSplit(key[2], key[1], data));
+}
+
+/**
+ * Applies one granularity's recomputed rows to its open and sealed splits.
+ * Every read here sees the records as they were before this update (its
+ * writes are queued), so a split is read at most once and never after it
+ * was written: only the newest split of the update stays open, any earlier
+ * one is sealed at once.
+ */
+function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
+  const sealedNow: number[] = [];
+  const seal = (key: number, data: SplitColumns) => {
+    putSealed(storage, w, [metricId, g.granularity, key], data);
+    sealedNow.push(key);
+  };
+  g.splits.forEach(({ key, rows }, i) => {
+    const newest = i === g.splits.length - 1;
+    const open = gs.open;
+    if (open !== null && key < open.key) {
+      // Rare: the back window reaches into an already sealed split.
+      const existing = storage.splits.get([metricId, g.granularity, key]);
+      seal(key, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
+      return;
+    }
+    let data = rows;
+    if (open !== null) {
+      if (key === open.key && newest) {
+        gs.open = extendOpenSplit(storage, w, metricId, g.granularity, open, rows);
+        return;
+      }
+      // A newer split starts: the open one is complete and gets encoded, once.
+      const stored = readOpenSplit(storage, metricId, g.granularity, open);
+      dropOpenSplitChunks(storage, w, metricId, g.granularity, open);
+      gs.open = null;
+      if (key === open.key) data = mergeSplits(stored, rows);
+      else seal(open.key, stored);
+    }
+    if (newest) gs.open = startOpenSplit(storage, w, metricId, g.granularity, key, data);
+    else seal(key, data);
+  });
+  gs.oldestSealedKey = sealedNow.reduce<number | null>((oldest, k) => (oldest === null ? k : Math.min(oldest, k)), gs.oldestSealedKey);
+  if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
+    const before = g.deleteBefore;
+    const range = (start: number, end: number, limit?: number) =>
+      storage.splits.getKeys({ start: [metricId, g.granularity, start], end: [metricId, g.granularity, end], ...(limit === undefined ? {} : { limit }) });
+    for (const k of range(-1, before)) w.remove(storage.splits, k);
+    for (const k of sealedNow) if (k < before) w.remove(storage.splits, [metricId, g.granularity, k]);
+    let oldest: number | null = null;
+    for (const k of range(before, MAX_KEY, 1)) oldest = k[2];
+    for (const k of sealedNow) if (k >= before && (oldest === null || k < oldest)) oldest = k;
+    gs.oldestSealedKey = oldest;
+  }
+}
+
+/** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
+function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Series | null): Planned {
   const state = stored ?? emptyMetricState();
-  const tail = readTail(storage, job.metricId, state);
-  const update = received === null ? null : computeUpdate(job.policy, stored === null ? null : tail.tail, [received]);
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
   const consumed = job.refs.reduce((n, r) => (r.seq > state.lastSeq ? n + r.count : n), 0);
-  return { job, consumed, lastSeq, state, tail, update };
-}
-
-function putSealed(storage: Storage, key: SplitKeyTuple, data: SplitColumns): void {
-  void storage.splits.put(key, encodeSealedSplit(key[2], key[1], data));
-}
-
-/** Applies one granularity's recomputed rows to its open and sealed splits. */
-function applyGranularity(storage: Storage, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
-  const sealed = (key: number) => {
-    gs.oldestSealedKey = gs.oldestSealedKey === null ? key : Math.min(gs.oldestSealedKey, key);
-  };
-  for (const { key, rows } of g.splits) {
-    if (gs.open !== null && key === gs.open.key) {
-      gs.open = extendOpenSplit(storage, metricId, g.granularity, gs.open, rows);
-    } else if (gs.open === null || key > gs.open.key) {
-      // A newer split starts: the open one is complete and gets encoded, once.
-      if (gs.open !== null) {
-        putSealed(storage, [metricId, g.granularity, gs.open.key], readOpenSplit(storage, metricId, g.granularity, gs.open));
-        dropOpenSplitChunks(storage, metricId, g.granularity, gs.open);
-        sealed(gs.open.key);
-      }
-      gs.open = startOpenSplit(storage, metricId, g.granularity, key, rows);
-    } else {
-      // Rare: the back window reaches into an already sealed split.
-      const tuple: SplitKeyTuple = [metricId, g.granularity, key];
-      const existing = storage.splits.get(tuple);
-      putSealed(storage, tuple, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
-      sealed(key);
-    }
-  }
-  if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
-    for (const k of storage.splits.getKeys({ start: [metricId, g.granularity, -1], end: [metricId, g.granularity, g.deleteBefore] })) {
-      void storage.splits.remove(k);
-    }
-    gs.oldestSealedKey = null;
-    for (const k of storage.splits.getKeys({ start: [metricId, g.granularity, g.deleteBefore], end: [metricId, g.granularity, MAX_KEY], limit: 1 })) {
-      gs.oldestSealedKey = k[2];
-    }
-  }
-}
-
-/** Writes the new state (with its `lastSeq`) and the splits the update seals or touches. */
-function writeUpdate(storage: Storage, p: Planned): void {
-  const { metricId, policy } = p.job;
+  const writes = new WriteQueue();
+  const result = { metricId: job.metricId, consumed, lastSeq };
+  const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
-  const { update } = p;
+  const tail = readTail(storage, metricId, state);
+  const update = received === null ? null : computeUpdate(policy, stored === null ? null : tail.tail, [received]);
   if (update === null) {
-    void storage.states.put(metricId, encodeMetricState({ ...p.state, lastSeq: p.lastSeq }, ncols));
-    return;
+    writes.put(storage.states, metricId, encodeMetricState({ ...state, lastSeq }, ncols));
+    return { result, writes };
   }
   const granularities = update.granularities.map((g) => {
-    const gs = p.state.granularities.find((x) => x.granularity === g.granularity) ?? {
+    const gs = state.granularities.find((x) => x.granularity === g.granularity) ?? {
       granularity: g.granularity,
       open: null,
       oldestSealedKey: null,
     };
-    applyGranularity(storage, metricId, ncols, gs, g);
+    applyGranularity(storage, writes, metricId, ncols, gs, g);
     return gs;
   });
-  const tail = storeTail(storage, metricId, p.tail, p.state.tailFrozen, update.tail);
-  void storage.states.put(metricId, encodeMetricState({ ...tail, granularities, lastSeq: p.lastSeq }, ncols));
+  const newTail = storeTail(storage, writes, metricId, tail, state.tailFrozen, update.tail);
+  writes.put(storage.states, metricId, encodeMetricState({ ...newTail, granularities, lastSeq }, ncols));
+  return { result, writes };
 }
 
 /** Processes the pending measures of `jobs` and commits the results. */
@@ -153,14 +168,15 @@ export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessRes
     return stored === undefined ? null : decodeMetricState(stored);
   });
   const points = pendingPoints(storage, jobs, states);
-  const planned = jobs.map((job, i) => plan(storage, job, states[i] ?? null, points[i]!));
-  return storage.root.transactionSync(() => {
-    const results: ProcessResult[] = [];
-    for (const p of planned) {
+  const planned = jobs.map((job, i) => planUpdate(storage, job, states[i] ?? null, points[i]!));
+  // Everything read is copied out by now. An open read transaction would
+  // keep LMDB from reusing the pages this commit frees.
+  storage.root.resetReadTxn();
+  return storage.root.transactionSync(() =>
+    planned.map(({ result, writes }) => {
       // The metric may have been deleted while we computed: then drop it all.
-      if (storage.metrics.doesExist(p.job.metricId)) writeUpdate(storage, p);
-      results.push({ metricId: p.job.metricId, consumed: p.consumed, lastSeq: p.lastSeq });
-    }
-    return results;
-  });
+      if (storage.metrics.doesExist(result.metricId)) writes.apply();
+      return result;
+    }),
+  );
 }

@@ -27,6 +27,7 @@ import {
   rawRowCount,
   type SplitColumns,
 } from './split.js';
+import { directWrites, type RecordWriter } from './record-writes.js';
 import type { StateChunkKey, Storage } from './storage.js';
 
 /** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
@@ -51,29 +52,29 @@ function chunksOf(storage: Storage, range: Range): Buffer[] {
   return [...storage.stateChunks.getRange(range)].map(({ value }) => value);
 }
 
-function dropChunks(storage: Storage, range: Range): void {
-  for (const key of storage.stateChunks.getKeys(range)) void storage.stateChunks.remove(key);
+function dropChunks(storage: Storage, w: RecordWriter, range: Range): void {
+  for (const key of storage.stateChunks.getKeys(range)) w.remove(storage.stateChunks, key);
 }
 
 /** Every chunk of a metric; inside a write transaction. */
 export function dropStateChunks(storage: Storage, metricId: string): void {
-  dropChunks(storage, { start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] });
+  dropChunks(storage, directWrites, { start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] });
 }
 
 /**
  * Freezes the rows of `raw` but the last into a chunk once there are
  * CHUNK_ROWS of them; the rows left inline, and whether a chunk was written.
  */
-function freeze(storage: Storage, metricId: string, slot: number, raw: Uint8Array): { raw: Uint8Array; froze: boolean } {
+function freeze(storage: Storage, w: RecordWriter, metricId: string, slot: number, raw: Uint8Array): { raw: Uint8Array; froze: boolean } {
   const n = rawRowCount(raw);
   if (n < CHUNK_ROWS) return { raw, froze: false };
   const [older, last] = cutRawSplit(raw, n - 1);
-  putChunk(storage, metricId, slot, older);
+  putChunk(storage, w, metricId, slot, older);
   return { raw: last, froze: true };
 }
 
-function putChunk(storage: Storage, metricId: string, slot: number, raw: Buffer): void {
-  void storage.stateChunks.put([metricId, slot, rawFirstTimestamp(raw)], raw);
+function putChunk(storage: Storage, w: RecordWriter, metricId: string, slot: number, raw: Buffer): void {
+  w.put(storage.stateChunks, [metricId, slot, rawFirstTimestamp(raw)], raw);
 }
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
@@ -83,29 +84,32 @@ export function readOpenSplit(storage: Storage, metricId: string, granularity: n
   return decodeRawSplits(raws, only);
 }
 
-/** Deletes an open split's chunks (once it is sealed); inside a write transaction. */
-export function dropOpenSplitChunks(storage: Storage, metricId: string, granularity: number, open: OpenSplit): void {
-  if (open.frozen > 0) dropChunks(storage, openSplitRange(metricId, granularity, open.key));
+/** Deletes an open split's chunks (once it is sealed). */
+export function dropOpenSplitChunks(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): void {
+  if (open.frozen > 0) dropChunks(storage, w, openSplitRange(metricId, granularity, open.key));
 }
 
-function storeOpen(storage: Storage, metricId: string, granularity: number, key: number, raw: Uint8Array, frozen: number): OpenSplit {
-  const kept = freeze(storage, metricId, granularity, raw);
+function storeOpen(storage: Storage, w: RecordWriter, metricId: string, granularity: number, key: number, raw: Uint8Array, frozen: number): OpenSplit {
+  const kept = freeze(storage, w, metricId, granularity, raw);
   return { key, raw: kept.raw, frozen: frozen + (kept.froze ? 1 : 0) };
 }
 
-/** A new open split holding `rows`; inside a write transaction. */
-export function startOpenSplit(storage: Storage, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
-  return storeOpen(storage, metricId, granularity, key, encodeRawSplit(rows), 0);
+/** A new open split holding `rows`. */
+export function startOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
+  return storeOpen(storage, w, metricId, granularity, key, encodeRawSplit(rows), 0);
 }
 
-/** The open split with `rows` merged in (new values win); inside a write transaction. */
-export function extendOpenSplit(storage: Storage, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
+/**
+ * The open split with `rows` merged in (new values win). Reads the chunks
+ * stored before `w`'s writes: call it once per split and update.
+ */
+export function extendOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
   if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
-    return storeOpen(storage, metricId, granularity, open.key, mergeIntoRawSplit(open.raw, rows), open.frozen);
+    return storeOpen(storage, w, metricId, granularity, open.key, mergeIntoRawSplit(open.raw, rows), open.frozen);
   }
   const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, open), rows);
-  dropOpenSplitChunks(storage, metricId, granularity, open);
-  return startOpenSplit(storage, metricId, granularity, open.key, whole);
+  dropOpenSplitChunks(storage, w, metricId, granularity, open);
+  return startOpenSplit(storage, w, metricId, granularity, open.key, whole);
 }
 
 /** A metric's whole tail, and how many of its first points sit in chunks. */
@@ -141,15 +145,22 @@ export function readTail(storage: Storage, metricId: string, state: MetricState)
  * frozen count mean the same frozen points. Otherwise (the tail moved on,
  * or a point arrived among the frozen ones) the tail is stored afresh.
  */
-export function storeTail(storage: Storage, metricId: string, old: FullTail, oldChunks: number, next: Series): { tail: Series; tailFrozen: number } {
+export function storeTail(
+  storage: Storage,
+  w: RecordWriter,
+  metricId: string,
+  old: FullTail,
+  oldChunks: number,
+  next: Series,
+): { tail: Series; tailFrozen: number } {
   const f = old.frozenPoints;
   const ts = next.timestamps;
   const keep = f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1];
-  if (oldChunks > 0 && !keep) dropChunks(storage, tailRange(metricId));
+  if (oldChunks > 0 && !keep) dropChunks(storage, w, tailRange(metricId));
   const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
   const chunks = keep ? oldChunks : 0;
   const last = inline.timestamps.length - 1;
   if (last + 1 < CHUNK_ROWS) return { tail: inline, tailFrozen: chunks };
-  putChunk(storage, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
+  putChunk(storage, w, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
   return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks + 1 };
 }

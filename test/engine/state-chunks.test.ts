@@ -3,7 +3,8 @@
 // reaching rows already frozen into chunks), reads exactly as the same
 // points pushed at once; chunks exist while a split is open (or the tail
 // long) and are gone once the split is sealed (the tail moved on) or the
-// metric is deleted.
+// metric is deleted. One update spanning several splits seals all but the
+// newest at once, and drops those the retention already expired.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +133,27 @@ describe('open splits kept in chunks', () => {
     await engine.deleteMetric(metric.id);
     expect(chunkCount(engine, metric)).toBe(0);
     expect(chunkCount(engine, metric, 0)).toBe(0);
+    await engine.close();
+  });
+
+  it('one push over several splits seals all but the newest and drops the ones past the timespan at once', async () => {
+    const engine = await openEngine();
+    const hourly = await newMetric(engine);
+    const atOnce = await newMetric(engine);
+    const rand = random(4);
+    const points = Array.from({ length: 5 * 3600 }, (_, t): [number, number] => [t, Math.round(rand() * 1e6) / 100]);
+    // A chunked open split first, so the big push also seals a split read back from chunks.
+    await push(engine, atOnce, points.slice(0, 2 * CHUNK_ROWS));
+    expect(chunkCount(engine, atOnce)).toBeGreaterThan(0);
+    await push(engine, atOnce, points.slice(2 * CHUNK_ROWS));
+    for (let h = 0; h < 5; h++) await push(engine, hourly, points.slice(h * 3600, (h + 1) * 3600));
+    // 2 h kept at 1 s: splits before the one holding the oldest kept second
+    // (hour 2's) are gone. The big push's rows start after that second, so
+    // it never writes hour 2's split, and drops the split it sealed (hour 0's).
+    const fineKeys = (m: MetricRecord) => [...engine.storage.splits.getKeys({ start: [m.id, S, -1], end: [m.id, S, Number.MAX_SAFE_INTEGER] })].map((k) => (k[2] - T0) / S);
+    expect(fineKeys(atOnce)).toEqual([10800]);
+    expect(fineKeys(hourly)).toEqual([7200, 10800]);
+    expect(await readAll(engine, atOnce)).toEqual(await readAll(engine, hourly));
     await engine.close();
   });
 });
