@@ -131,10 +131,22 @@ interface Groups {
   sorted?: Float64Array;
 }
 
-function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf): Groups {
+/**
+ * At most how many groups sorted `timestamps` make: one per point, or for a
+ * fixed granularity one per period they span (far fewer at 1 h over a
+ * tail of 1 s points; these arrays are allocated on every update).
+ */
+function maxGroups(timestamps: Float64Array, grouping: Grouping, keyOf: KeyOf): number {
   const n = timestamps.length;
-  const keys = new Float64Array(n);
-  const bounds = new Uint32Array(n + 1);
+  if (typeof grouping !== 'number' || n === 0) return n;
+  const periods = Math.round((keyOf(timestamps[n - 1]!) - keyOf(timestamps[0]!)) / grouping) + 1;
+  return Math.min(n, periods + 1);
+}
+
+function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, capacity = timestamps.length): Groups {
+  const n = timestamps.length;
+  const keys = new Float64Array(capacity);
+  const bounds = new Uint32Array(capacity + 1);
   let count = 0;
   let previous = NaN;
   for (let i = 0; i < n; i++) {
@@ -299,8 +311,9 @@ export function aggregateMany(
   }
   const { timestamps, values } = series;
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
+  const fromFirst = timestamps.subarray(firstIndex);
   const plain = methods.some((m) => !m.rate)
-    ? group(timestamps.subarray(firstIndex), values.subarray(firstIndex), keyOf)
+    ? group(fromFirst, values.subarray(firstIndex), keyOf, maxGroups(fromFirst, grouping, keyOf))
     : undefined;
   const derived = wantsRate
     ? derivedGroups(series, grouping as number, firstIndex, keyOf, start)

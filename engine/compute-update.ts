@@ -6,6 +6,7 @@
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
+import { freshFloat64, type Float64Alloc } from './scratch.js';
 import { sliceSplit, splitKeyOf, type SplitColumns } from './split.js';
 
 export interface GranularityUpdate {
@@ -48,13 +49,13 @@ function strictlyIncreasing(ts: Float64Array): boolean {
  * Concatenates batches in arrival order and sorts them by timestamp, keeping
  * the first received point of each timestamp.
  */
-export function sortMeasures(batches: Series[]): Series {
+export function sortMeasures(batches: Series[], alloc: Float64Alloc = freshFloat64): Series {
   // One batch already in order (the usual case) is taken as it is.
   if (batches.length === 1 && strictlyIncreasing(batches[0]!.timestamps)) return batches[0]!;
   let n = 0;
   for (const b of batches) n += b.timestamps.length;
-  const ts = new Float64Array(n);
-  const vs = new Float64Array(n);
+  const ts = alloc(n);
+  const vs = alloc(n);
   let o = 0;
   let sorted = true;
   for (const b of batches) {
@@ -68,8 +69,8 @@ export function sortMeasures(batches: Series[]): Series {
   for (let i = 0; i < n; i++) order[i] = i;
   // Stable: ties keep arrival order, so the first received comes first.
   order.sort((x, y) => ts[x]! - ts[y]! || x - y);
-  const outT = new Float64Array(n);
-  const outV = new Float64Array(n);
+  const outT = alloc(n);
+  const outV = alloc(n);
   let m = 0;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
@@ -82,13 +83,13 @@ export function sortMeasures(batches: Series[]): Series {
 }
 
 /** Merges two sorted series; on equal timestamps the `first` one wins. */
-function mergeKeepFirst(first: Series, second: Series): Series {
+function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Series {
   const a = first.timestamps;
   const b = second.timestamps;
   if (a.length === 0) return second;
   if (b.length === 0) return first;
-  const ts = new Float64Array(a.length + b.length);
-  const vs = new Float64Array(a.length + b.length);
+  const ts = alloc(a.length + b.length);
+  const vs = alloc(a.length + b.length);
   let i = 0;
   let j = 0;
   let m = 0;
@@ -118,8 +119,12 @@ function firstBlockTimestamp(last: number, blockSize: number, backWindow: number
   return roundTimestamp(last, blockSize) - blockSize * backWindow;
 }
 
-export function computeUpdate(policy: ArchivePolicy, tail: Series | null, received: Series[]): MetricUpdate | null {
-  let measures = sortMeasures(received);
+/**
+ * The update `received` makes to a metric whose raw tail is `tail`. Its
+ * series (the new tail included) may be taken from `alloc`.
+ */
+export function computeUpdate(policy: ArchivePolicy, tail: Series | null, received: Series[], alloc: Float64Alloc = freshFloat64): MetricUpdate | null {
+  let measures = sortMeasures(received, alloc);
   if (measures.timestamps.length === 0) return null;
   const firstReceived = measures.timestamps[0]!;
   const blockSize = Math.max(...policy.definition.map((d) => d.granularity));
@@ -129,7 +134,7 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
     measures = sliceSeries(measures, lowerBound(measures.timestamps, limit));
     if (measures.timestamps.length === 0) return null;
   }
-  const merged = tail === null ? measures : mergeKeepFirst(tail, measures);
+  const merged = tail === null ? measures : mergeKeepFirst(tail, measures, alloc);
   const first = Math.max(merged.timestamps[0]!, firstReceived);
   const methods = policyMethods(policy);
 

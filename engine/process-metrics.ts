@@ -14,6 +14,7 @@ import { computeUpdate, type GranularityUpdate } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
 import { WriteQueue, type RecordWriter } from './record-writes.js';
+import { Float64Scratch } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { SplitKeyTuple, Storage } from './storage.js';
@@ -131,8 +132,12 @@ function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, n
   }
 }
 
+/** The tail and its merge with the new points: nothing of it outlives a planUpdate call. */
+const scratch = new Float64Scratch();
+
 /** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
 function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Series | null): Planned {
+  scratch.reset();
   const state = stored ?? emptyMetricState();
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
   const consumed = job.refs.reduce((n, r) => (r.seq > state.lastSeq ? n + r.count : n), 0);
@@ -140,8 +145,8 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
   const result = { metricId: job.metricId, consumed, lastSeq };
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
-  const tail = readTail(storage, metricId, state);
-  const update = received === null ? null : computeUpdate(policy, stored === null ? null : tail.tail, [received]);
+  const tail = readTail(storage, metricId, state, scratch.take);
+  const update = received === null ? null : computeUpdate(policy, stored === null ? null : tail.tail, [received], scratch.take);
   if (update === null) {
     writes.put(storage.states, metricId, encodeMetricState({ ...state, lastSeq }, ncols));
     return { result, writes };

@@ -28,6 +28,7 @@ import {
   type SplitColumns,
 } from './split.js';
 import { directWrites, type RecordWriter } from './record-writes.js';
+import { freshFloat64, type Float64Alloc } from './scratch.js';
 import type { StateChunkKey, Storage } from './storage.js';
 
 /** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
@@ -119,14 +120,14 @@ export interface FullTail {
 }
 
 /** The tail: its chunks' points, then the inline ones, copied once into one series. */
-export function readTail(storage: Storage, metricId: string, state: MetricState): FullTail {
+export function readTail(storage: Storage, metricId: string, state: MetricState, alloc: Float64Alloc = freshFloat64): FullTail {
   if (state.tailFrozen === 0) return { tail: state.tail, frozenPoints: 0 };
   const chunks = chunksOf(storage, tailRange(metricId));
   const inline = state.tail;
   let frozenPoints = 0;
   for (const chunk of chunks) frozenPoints += rawRowCount(chunk);
-  const timestamps = new Float64Array(frozenPoints + inline.timestamps.length);
-  const values = new Float64Array(timestamps.length);
+  const timestamps = alloc(frozenPoints + inline.timestamps.length);
+  const values = alloc(timestamps.length);
   let at = 0;
   for (const chunk of chunks) {
     copyRawColumn(chunk, -1, timestamps, at);
