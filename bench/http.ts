@@ -10,7 +10,11 @@
  * accepted measures/s (202s), processed measures/s (until /v1/status shows
  * no backlog) and bytes written to disk per measure.
  * (b) Read latency p50/p95/p99 of a 1,000-point window of one metric at
- * granularity 1 s from 1 and RC clients (R reads each), and of
+ * granularity 1 s from 1 and RC clients (R reads each): first the same
+ * window of a random metric every time, which the server answers from its
+ * read cache once it has read that metric's window (the first reads of the
+ * 1-client row are misses); then a window no read of the run asked for
+ * before, so that every read goes to storage and is serialized; and
  * `(aggregate mean (metric ...))` over 10 metrics x that window and over AM
  * metrics x AN points (a second set, loaded after (a)), each plain and
  * resampled to 60 s (AR requests, a quarter for the big one).
@@ -54,6 +58,25 @@ function measure(_series: number, k: number): [number, number] {
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+
+/**
+ * Read URLs of `windowPoints`-point windows at granularity 1 s, each call a
+ * (metric, window) pair no earlier call gave, none the window starting at
+ * offset `cached` (the other rows' window): metrics in turn, the window
+ * moving on by a second after every round of metrics. Throws once the pairs
+ * within the data run out.
+ */
+function newWindows(ids: string[], points: number, windowPoints: number, cached: number): () => string {
+  const offsets = Array.from({ length: points - windowPoints + 1 }, (_, k) => k).filter((k) => k !== cached);
+  let next = 0;
+  return () => {
+    const offset = offsets[Math.floor(next / ids.length)];
+    if (offset === undefined) throw new Error(`no new window left: ${ids.length} metrics x ${offsets.length} windows read`);
+    const id = ids[next++ % ids.length]!;
+    const from = START_S + offset;
+    return `/v1/metric/${id}/measures?granularity=1&start=${iso(from)}&stop=${iso(from + windowPoints)}`;
+  };
+}
 
 interface Read extends Latency {
   name: string;
@@ -115,8 +138,14 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     const listed = (body: Buffer) => (JSON.parse(body.toString()) as unknown[]).length;
     const readOne = () => http.request('GET', `/v1/metric/${ids[Math.floor(Math.random() * ids.length)]}/measures?${window}`);
     const reads: Read[] = [];
-    for (const clients of [1, opts['read-concurrency']]) {
-      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clients} client${clients === 1 ? '' : 's'}`, opts.reads, clients, readOne, listed, windowPoints));
+    const clientCounts = [1, opts['read-concurrency']];
+    const clientsName = (clients: number) => `${clients} client${clients === 1 ? '' : 's'}`;
+    for (const clients of clientCounts) {
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clientsName(clients)}`, opts.reads, clients, readOne, listed, windowPoints));
+    }
+    const readNew = newWindows(ids, opts.points, windowPoints, from - START_S);
+    for (const clients of clientCounts) {
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, new window each, ${clientsName(clients)}`, opts.reads, clients, () => http.request('GET', readNew()), listed, windowPoints));
     }
 
     const aggregated = (body: Buffer) => (JSON.parse(body.toString()) as { measures: { aggregated: unknown[] } }).measures.aggregated.length;

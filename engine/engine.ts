@@ -12,6 +12,7 @@ import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
+import { ReadCache, readKey } from './read-cache.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -31,7 +32,12 @@ export interface EngineOptions {
    * processed; 0 or absent: no bound.
    */
   maxBacklog?: number;
+  /** Bytes of encoded read answers kept (engine/read-cache.ts); 0 or absent: none. */
+  readCacheSize?: number;
 }
+
+/** A read of one metric as the API states it: one granularity or all, pending measures processed first or not. */
+export type MeasuresOptions = Omit<ReadOptions, 'granularities'> & { granularity?: number; refresh?: boolean };
 
 /** Room a push leaves on the file system at least (see Engine.checkDisk). */
 const DISK_MARGIN = 8 * 1024 ** 2;
@@ -75,6 +81,7 @@ export class Engine {
   readonly index: Index;
   readonly processor: Processor;
   readonly resources: ResourceIndex;
+  readonly readCache: ReadCache;
   private readonly pool: WorkerRunner | undefined;
   /** The key of the newest incoming record. */
   private seq = 0;
@@ -89,8 +96,9 @@ export class Engine {
     // states whose lastSeq is above it (even once its records are deleted).
     this.seq = Math.max(Number(this.storage.meta.get('incomingSeq') ?? 0), ...this.storage.incomingBatches.getKeys({ reverse: true, limit: 1 }));
     this.reserveSeq(true);
-    this.index = new Index(this.storage);
-    this.resources = new ResourceIndex(this.storage, this.index, (ids) => ids.forEach((id) => this.processor.forget(id)));
+    this.readCache = new ReadCache(options.readCacheSize ?? 0);
+    this.index = new Index(this.storage, () => this.readCache.clear());
+    this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids));
     let runner: JobRunner;
     if (options.workers > 0) {
       this.pool = createWorkerRunner(options.dataDir, options.workers);
@@ -106,6 +114,7 @@ export class Engine {
       intervalMs: options.processingIntervalMs,
       batchSize: 256,
       onError: (err) => console.error('processing failed:', err),
+      onCommitted: (ids) => this.readCache.invalidate(ids),
     });
   }
 
@@ -149,7 +158,13 @@ export class Engine {
 
   async deleteMetric(id: string): Promise<void> {
     await this.index.deleteMetric(id);
-    this.processor.forget(id);
+    this.metricsDeleted([id]);
+  }
+
+  /** After the commit that deleted these metrics. */
+  private metricsDeleted(ids: string[]): void {
+    for (const id of ids) this.processor.forget(id);
+    this.readCache.invalidate(ids);
   }
 
   /**
@@ -246,10 +261,39 @@ export class Engine {
   }
 
   /** Checks the method and granularities against the metric's policy, then reads. */
-  async getMeasures(
-    metric: MetricRecord,
-    options: Omit<ReadOptions, 'granularities'> & { granularity?: number; refresh?: boolean },
-  ): Promise<AggregatedSeries[]> {
+  async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
+    return readMeasures(this.storage, metric.id, this.policyOf(metric), await this.resolveRead(metric, options));
+  }
+
+  /** getMeasures' answer as `serialize` writes it (see readText). */
+  async getMeasuresText(metric: MetricRecord, options: MeasuresOptions, serialize: (series: AggregatedSeries[]) => string): Promise<string> {
+    return this.readText(metric, await this.resolveRead(metric, options), serialize);
+  }
+
+  /**
+   * A read of `metric` as `serialize` writes it, from the read cache when the
+   * same read was answered since the metric's data or policy last changed.
+   * Answers are cached by metric and read alone: every caller passes the
+   * same `serialize` (the server's JSON writer). Nothing awaits between the
+   * read and the store, so no change can come in between. The cache is
+   * bypassed while a batch holding the metric is being processed (its
+   * worker may have committed, and this thread's reads see a commit before
+   * the processor hears of it and invalidates) and while a policy change is
+   * being committed (the same, for the index's clear).
+   */
+  readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string): string {
+    const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read));
+    if (this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
+    const key = readKey(read);
+    const cached = this.readCache.get(metric.id, key);
+    if (cached !== undefined) return cached;
+    const text = fresh();
+    this.readCache.set(metric.id, key, text);
+    return text;
+  }
+
+  /** Checks the method and granularities against the metric's policy, processes pending measures when asked: the read to make. */
+  private async resolveRead(metric: MetricRecord, options: MeasuresOptions): Promise<ReadOptions> {
     const policy = this.policyOf(metric);
     if (!policy.aggregationMethods.includes(options.method)) {
       throw new AggregationMethodDoesNotExist(metric.id, options.method);
@@ -269,6 +313,6 @@ export class Engine {
     if (options.start !== undefined) read.start = options.start;
     if (options.stop !== undefined) read.stop = options.stop;
     if (options.resample !== undefined) read.resample = options.resample;
-    return readMeasures(this.storage, metric.id, policy, read);
+    return read;
   }
 }

@@ -153,6 +153,11 @@ class RecordCache<T> {
     this.byKey.delete(key);
   }
 
+  /** True while a write transaction that may change records is pending. */
+  get writing(): boolean {
+    return this.pendingWrites > 0;
+  }
+
   async changing<R>(write: () => R | Promise<R>): Promise<R> {
     this.pendingWrites++;
     try {
@@ -167,7 +172,11 @@ export class Index {
   private readonly records = new RecordCache<MetricRecord>((m) => m.id);
   private readonly policies = new RecordCache<ArchivePolicy>((p) => p.name);
 
-  constructor(private readonly storage: Storage) {}
+  constructor(
+    private readonly storage: Storage,
+    /** Called after a write transaction that may have changed policies (committed or not). */
+    private readonly onPoliciesChanged: () => void = () => {},
+  ) {}
 
   getPolicy(name: string): ArchivePolicy | undefined {
     const cached = this.policies.get(name);
@@ -177,12 +186,25 @@ export class Index {
     return policy;
   }
 
-  /** A write transaction that may change policies: `names`' cached records are dropped first. */
+  /**
+   * A write transaction that may change policies: `names`' cached records
+   * are dropped first. onPoliciesChanged runs while the write still counts
+   * as pending, so that policiesChanging() holds until it has run.
+   */
   private changingPolicies<T>(names: string[], write: () => T): Promise<T> {
-    return this.policies.changing(() => {
+    return this.policies.changing(async () => {
       for (const name of names) this.policies.drop(name);
-      return this.storage.root.transaction(write);
+      try {
+        return await this.storage.root.transaction(write);
+      } finally {
+        this.onPoliciesChanged();
+      }
     });
+  }
+
+  /** True while a write that may change policies is pending: what is read meanwhile may rest on either version. */
+  policiesChanging(): boolean {
+    return this.policies.writing;
   }
 
   listPolicies(): ArchivePolicy[] {

@@ -27,6 +27,8 @@ export interface ProcessorOptions {
   /** Metrics per runner call. */
   batchSize: number;
   onError?: (err: unknown) => void;
+  /** Called as this thread's reads start to see what a batch committed for these metrics. */
+  onCommitted?: (metricIds: string[]) => void;
 }
 
 export interface BacklogStatus {
@@ -116,6 +118,11 @@ export class Processor {
 
   hasPending(metricId: string): boolean {
     return this.pending.has(metricId);
+  }
+
+  /** True from the moment a batch holding the metric is handed to the runner until its results are in. */
+  isProcessing(metricId: string): boolean {
+    return this.inflight.has(metricId);
   }
 
   /** Counts; with `perMetric`, each metric's pending measures too (O(metrics pending)). */
@@ -238,11 +245,16 @@ export class Processor {
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;
+    // The worker committed from another thread (a failed one may have too):
+    // let this thread's reads see the new snapshot instead of a cached older
+    // one, and drop what was read from older ones.
+    const committed = () => {
+      this.options.storage.root.resetReadTxn();
+      this.options.onCommitted?.(jobs.map((j) => j.metricId));
+    };
     const work = this.options.runner(jobs).then(
       (results) => {
-        // The worker committed from another thread: let this thread's reads
-        // see the new snapshot instead of a cached older one.
-        this.options.storage.root.resetReadTxn();
+        committed();
         for (const r of results) {
           const refs = this.pending.get(r.metricId);
           if (refs === undefined) continue;
@@ -258,6 +270,7 @@ export class Processor {
     const tracked = work
       .catch((err: unknown) => {
         failed = true;
+        committed();
         throw err;
       })
       .finally(() => {

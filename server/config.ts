@@ -24,6 +24,8 @@ export interface Config {
   mapSize: number;
   /** Measures waiting to be processed past which pushes answer 503; 0: no bound. */
   maxBacklog: number;
+  /** Bytes of encoded single-metric read answers kept; 0: none. */
+  readCacheSize: number;
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
@@ -97,6 +99,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_MAX_BACKLOG',
     kind: 'int',
     help: 'measures waiting to be processed past which pushes answer 503 (0: no bound)',
+  },
+  {
+    key: 'readCacheSize',
+    flag: 'read-cache-size',
+    env: 'GNOCCHI_READ_CACHE_SIZE',
+    kind: 'int',
+    help: 'bytes of metric measure answers kept for repeated reads (0: no cache)',
   },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'GNOCCHI_CORS_ORIGINS', kind: 'list', help: 'allowed CORS origins' },
   {
@@ -190,6 +199,7 @@ export function defaultConfig(): Config {
     bodyLimit: 128 * 1024 * 1024,
     mapSize: 64 * 1024 ** 3,
     maxBacklog: 5_000_000,
+    readCacheSize: 64 * 1024 ** 2,
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
@@ -310,5 +320,6 @@ export function engineOptions(config: Config): EngineOptions {
     processingIntervalMs: config.processingIntervalMs,
     mapSize: config.mapSize,
     maxBacklog: config.maxBacklog,
+    readCacheSize: config.readCacheSize,
   };
 }

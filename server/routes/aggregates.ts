@@ -15,7 +15,6 @@ import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, 
 import { groupConsecutive } from '../../engine/aggregates/by-resource.js';
 import { parseResourceSorts, type Revision, type SortSpec } from '../../engine/resources.js';
 import type { MetricRecord } from '../../engine/index.js';
-import { readMeasures } from '../../engine/read-measures.js';
 import { isPlainObject } from '../../engine/validate.js';
 import { parseDuration, parsePythonFloat } from '../../formats/duration.js';
 import { FormatError } from '../../formats/errors.js';
@@ -386,13 +385,13 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       const metric = metrics[0]!;
       const policy = engine.policyOf(metric);
       if (!policy.aggregationMethods.includes(aggregation)) throw new AggregationMethodDoesNotExist(metric.id, aggregation);
-      return serializePoints(readMeasures(engine.storage, metric.id, policy, {
+      return engine.readText(metric, {
         method: aggregation,
         granularities,
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }));
+      }, serializePoints);
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

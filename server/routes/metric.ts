@@ -132,15 +132,15 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
       }
     }
   }
-  const series = await ctx.engine.getMeasures(metric, {
+  const text = await ctx.engine.getMeasuresText(metric, {
     method: single(query, 'aggregation') ?? 'mean',
     refresh: boolParam(query, 'refresh'),
     ...(start === undefined ? {} : { start }),
     ...(stop === undefined ? {} : { stop }),
     ...(granularity === undefined ? {} : { granularity }),
     ...(resample === undefined ? {} : { resample }),
-  });
-  return reply.type('application/json').send(serializePoints(series));
+  }, serializePoints);
+  return reply.type('application/json').send(text);
 }
 
 function parseSorts(query: Query): { key: MetricSortKey; direction: 'asc' | 'desc' }[] {

@@ -1,0 +1,121 @@
+// The engine answers repeated reads from its read cache (Engine.readText)
+// only while nothing may have changed what a fresh read gives: these pin the
+// moments the HTTP tests cannot reach, when a batch's commit or a policy
+// change is visible to this thread but has not been reported yet.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import { Index, type MetricRecord } from '../../engine/index.js';
+import type { ProcessResult } from '../../engine/process-metrics.js';
+import { Processor, type JobRunner } from '../../engine/processor.js';
+import type { AggregatedSeries, ReadOptions } from '../../engine/read-measures.js';
+
+const S = 1e6;
+const T0 = Date.UTC(2015, 2, 6, 14, 33) * 1000;
+const READ: ReadOptions = { method: 'mean', granularities: [S] };
+
+let engine: Engine;
+let dataDir: string;
+let metric: MetricRecord;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-cached-reads-'));
+  engine = await Engine.open({
+    dataDir,
+    defaultArchivePolicies: false,
+    defaultAggregationMethods: ['mean'],
+    workers: 0,
+    processingIntervalMs: 1e9,
+    readCacheSize: 1024 ** 2,
+  });
+  // Only the tests' refreshes process.
+  await engine.processor.stop();
+  await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['mean'] });
+  metric = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+});
+
+afterEach(async () => {
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Pushes `values` one second apart from T0 + `from` seconds. */
+async function push(from: number, values: number[]): Promise<void> {
+  const timestamps = Float64Array.from(values, (_, i) => T0 + (from + i) * S);
+  await engine.addMeasures(new Map([[metric.id, { timestamps, values: Float64Array.from(values) }]]));
+}
+
+const serialize = vi.fn((series: AggregatedSeries[]) => JSON.stringify(series.map((s) => [...s.values])));
+
+describe('Engine.readText', () => {
+  it('answers a repeated read from the cache', async () => {
+    await push(0, [1, 2]);
+    await engine.refresh([metric.id]);
+    serialize.mockClear();
+    const first = engine.readText(metric, READ, serialize);
+    expect(engine.readText(metric, READ, serialize)).toBe(first);
+    expect(serialize).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads afresh while a batch holding the metric is being processed, its commit already visible', async () => {
+    await push(0, [1, 2]);
+    await engine.refresh([metric.id]);
+    expect(engine.readText(metric, READ, serialize)).toBe('[[1,2]]');
+    await push(2, [3]);
+    // Processing on the main thread commits before refresh returns its promise;
+    // the processor reports the batch only once that promise settles.
+    const refreshed = engine.refresh([metric.id]);
+    expect(engine.processor.isProcessing(metric.id)).toBe(true);
+    expect(engine.readText(metric, READ, serialize)).toBe('[[1,2,3]]');
+    await refreshed;
+    expect(engine.readText(metric, READ, serialize)).toBe('[[1,2,3]]');
+  });
+
+  it('reads afresh while a policy change is being committed, and forgets every answer after it', async () => {
+    await push(0, [1, 2, 3]);
+    await engine.refresh([metric.id]);
+    engine.readText(metric, READ, serialize);
+    serialize.mockClear();
+    const change = engine.index.updatePolicy('p', (p) => ({ ...p, definition: [{ granularity: S, points: 2, timespan: 2 * S }] }));
+    expect(engine.index.policiesChanging()).toBe(true);
+    engine.readText(metric, READ, serialize);
+    expect(serialize).toHaveBeenCalledTimes(1);
+    await change;
+    expect(engine.readCache.size).toBe(0);
+    expect(engine.readText(metric, READ, serialize)).toBe('[[2,3]]');
+  });
+});
+
+describe('the processor', () => {
+  const results = (jobs: Parameters<JobRunner>[0]): ProcessResult[] => jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: 1 }));
+
+  it.each([
+    ['commits', (jobs) => Promise.resolve(results(jobs))],
+    ['fails (it may have committed first)', () => Promise.reject(new Error('worker died'))],
+  ] as [string, JobRunner][])('reports the metrics of a batch that %s, while they count as being processed until then', async (_what, run) => {
+    // Reads bypass the cache until the report, which drops what they cached before.
+    const processingWhenReported: boolean[] = [];
+    const onCommitted = vi.fn(() => processingWhenReported.push(processor.isProcessing(metric.id)));
+    const processor = new Processor({ storage: engine.storage, index: engine.index, runner: run, parallelism: 1, intervalMs: 1e9, batchSize: 8, onCommitted });
+    processor.noteIncoming(1, [{ metricId: metric.id, offset: 0, count: 1 }]);
+    const refreshed = processor.refresh([metric.id]);
+    expect(processor.isProcessing(metric.id)).toBe(true);
+    await refreshed.catch(() => {});
+    expect(onCommitted).toHaveBeenCalledWith([metric.id]);
+    expect(processor.isProcessing(metric.id)).toBe(false);
+    expect(processingWhenReported).toEqual([true]);
+  });
+});
+
+describe('the index', () => {
+  it('reports a policy write, committed or failed, while it still counts as changing policies', async () => {
+    const changingWhenReported: boolean[] = [];
+    const index: Index = new Index(engine.storage, () => changingWhenReported.push(index.policiesChanging()));
+    await index.updatePolicy('p', (p) => ({ ...p, backWindow: 1 }));
+    await expect(index.updatePolicy('missing', (p) => p)).rejects.toThrow();
+    expect(changingWhenReported).toEqual([true, true]);
+    expect(index.policiesChanging()).toBe(false);
+  });
+});
