@@ -132,11 +132,12 @@ interface Groups {
 }
 
 /**
- * At most how many groups sorted `timestamps` make: one per point, or for a
+ * How many groups sorted `timestamps` likely make: one per point, or for a
  * fixed granularity one per period they span (far fewer at 1 h over a
- * tail of 1 s points; these arrays are allocated on every update).
+ * tail of 1 s points; these arrays are allocated on every update). Only a
+ * first size: group() grows its arrays past it if needed.
  */
-function maxGroups(timestamps: Float64Array, grouping: Grouping, keyOf: KeyOf): number {
+function expectedGroups(timestamps: Float64Array, grouping: Grouping, keyOf: KeyOf): number {
   const n = timestamps.length;
   if (typeof grouping !== 'number' || n === 0) return n;
   const periods = Math.round((keyOf(timestamps[n - 1]!) - keyOf(timestamps[0]!)) / grouping) + 1;
@@ -145,13 +146,18 @@ function maxGroups(timestamps: Float64Array, grouping: Grouping, keyOf: KeyOf): 
 
 function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, capacity = timestamps.length): Groups {
   const n = timestamps.length;
-  const keys = new Float64Array(capacity);
-  const bounds = new Uint32Array(capacity + 1);
+  let keys = new Float64Array(capacity);
+  let bounds = new Uint32Array(capacity + 1);
   let count = 0;
   let previous = NaN;
   for (let i = 0; i < n; i++) {
     const key = keyOf(timestamps[i]!);
     if (key !== previous) {
+      if (count === keys.length) {
+        const size = Math.min(n, 2 * count + 1);
+        keys = grown(keys, new Float64Array(size));
+        bounds = grown(bounds, new Uint32Array(size + 1));
+      }
       keys[count] = key;
       bounds[count] = i;
       count++;
@@ -160,6 +166,11 @@ function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, cap
   }
   bounds[count] = n;
   return { keys: keys.subarray(0, count), bounds: bounds.subarray(0, count + 1), values };
+}
+
+function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
 
 // Values sorted within each group (NaN last, like numpy.lexsort), shared by
@@ -313,7 +324,7 @@ export function aggregateMany(
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
   const fromFirst = timestamps.subarray(firstIndex);
   const plain = methods.some((m) => !m.rate)
-    ? group(fromFirst, values.subarray(firstIndex), keyOf, maxGroups(fromFirst, grouping, keyOf))
+    ? group(fromFirst, values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf))
     : undefined;
   const derived = wantsRate
     ? derivedGroups(series, grouping as number, firstIndex, keyOf, start)

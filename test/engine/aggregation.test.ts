@@ -202,6 +202,20 @@ describe('aggregate: numeric edge cases', () => {
     expect(run([[1, 1], [999, 2], [1000, 3], [1001, 5]], 1000, 'mean')).toEqual([[0, 1.5], [1000, 4]]);
   });
 
+  // Groups are sized from the periods the points span: every point must
+  // still be counted, periods with gaps and odd granularities included.
+  it.each([
+    ['1 s points in 1 h', 3600 * S, 7200, S],
+    ['sparse points, 1 min', MIN, 500, 37 * S + 11],
+    ['100 ms granularity, 30 ms apart', 100_000, 1000, 30_000],
+    ['granularity not dividing a second', 333_333, 1000, 111_111],
+  ])('counts every point once: %s', (_name, granularity, n, step) => {
+    const points = Array.from({ length: n }, (_, i): Point => [1_700_000_000 * S + i * step, 1]);
+    const counts = run(points, granularity, 'count');
+    expect(counts.reduce((sum, [, c]) => sum + c, 0)).toBe(n);
+    expect(counts.length).toBe(new Set(points.map(([t]) => roundTimestamp(t, granularity))).size);
+  });
+
   it.each([0, -MIN, NaN, Infinity])('rejects granularity %s', (granularity) => {
     expect(() => run(BASIC, granularity, 'mean')).toThrow(RangeError);
   });
