@@ -34,6 +34,8 @@ export interface EngineOptions {
   maxBacklog?: number;
   /** Bytes of encoded read answers kept (engine/read-cache.ts); 0 or absent: none. */
   readCacheSize?: number;
+  /** Nice value of the processing worker threads (engine/thread-priority.ts); 0 or absent: the server's. */
+  processingNice?: number;
 }
 
 /** A read of one metric as the API states it: one granularity or all, pending measures processed first or not. */
@@ -101,7 +103,7 @@ export class Engine {
     this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids));
     let runner: JobRunner;
     if (options.workers > 0) {
-      this.pool = createWorkerRunner(options.dataDir, options.workers);
+      this.pool = createWorkerRunner(options.dataDir, options.workers, options.processingNice ?? 0);
       runner = this.pool.run;
     } else {
       runner = inlineRunner(this.storage);

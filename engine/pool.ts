@@ -72,8 +72,15 @@ export function fromTask(task: ProcessTask): ProcessJob[] {
   });
 }
 
-export function createWorkerRunner(dataDir: string, threads: number): WorkerRunner {
-  const pool = new Piscina({ ...workerScript('process'), minThreads: threads, maxThreads: threads });
+/** What workers/process.ts gets in workerData. */
+export interface ProcessWorkerData {
+  /** Nice value of the worker threads (engine/thread-priority.ts). */
+  nice: number;
+}
+
+export function createWorkerRunner(dataDir: string, threads: number, nice = 0): WorkerRunner {
+  const data: ProcessWorkerData = { nice };
+  const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads });
   return {
     run: (jobs) => pool.run(toTask(dataDir, jobs)) as Promise<ProcessResult[]>,
     destroy: () => pool.destroy(),

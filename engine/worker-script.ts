@@ -6,6 +6,7 @@
 const here = import.meta.url;
 const workers = here.endsWith('.ts') ? new URL('../dist/workers/', here) : new URL('../workers/', here);
 
-export function workerScript(name: string): { filename: string; workerData: { module: string } } {
-  return { filename: new URL('esm-entry.cjs', workers).href, workerData: { module: new URL(`${name}.js`, workers).href } };
+/** `data` is passed on to the module as the rest of workerData. */
+export function workerScript<D extends object>(name: string, data?: D): { filename: string; workerData: { module: string } & D } {
+  return { filename: new URL('esm-entry.cjs', workers).href, workerData: { ...(data as D), module: new URL(`${name}.js`, workers).href } };
 }

@@ -26,6 +26,8 @@ export interface Config {
   maxBacklog: number;
   /** Bytes of encoded single-metric read answers kept; 0: none. */
   readCacheSize: number;
+  /** Nice value of the processing worker threads (Linux); 0: the server's priority. */
+  processingNice: number;
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
@@ -106,6 +108,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_READ_CACHE_SIZE',
     kind: 'int',
     help: 'bytes of metric measure answers kept for repeated reads (0: no cache)',
+  },
+  {
+    key: 'processingNice',
+    flag: 'processing-nice',
+    env: 'GNOCCHI_PROCESSING_NICE',
+    kind: 'int',
+    help: 'nice value (up to 19) of the processing worker threads, Linux only (0: the server priority)',
   },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'GNOCCHI_CORS_ORIGINS', kind: 'list', help: 'allowed CORS origins' },
   {
@@ -200,6 +209,7 @@ export function defaultConfig(): Config {
     mapSize: 64 * 1024 ** 3,
     maxBacklog: 5_000_000,
     readCacheSize: 64 * 1024 ** 2,
+    processingNice: 10,
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
@@ -321,5 +331,6 @@ export function engineOptions(config: Config): EngineOptions {
     mapSize: config.mapSize,
     maxBacklog: config.maxBacklog,
     readCacheSize: config.readCacheSize,
+    processingNice: config.processingNice,
   };
 }
