@@ -38,8 +38,13 @@ export interface EngineOptions {
   processingNice?: number;
 }
 
-/** A read of one metric as the API states it: one granularity or all, pending measures processed first or not. */
-export type MeasuresOptions = Omit<ReadOptions, 'granularities'> & { granularity?: number; refresh?: boolean };
+/**
+ * A read of one metric as the API states it: one granularity or all,
+ * pending measures processed first or not; `cache: false` for a read that
+ * will not come again (its times relative to now): the read cache is
+ * neither asked nor filled.
+ */
+export type MeasuresOptions = Omit<ReadOptions, 'granularities'> & { granularity?: number; refresh?: boolean; cache?: boolean };
 
 /** Room a push leaves on the file system at least (see Engine.checkDisk). */
 const DISK_MARGIN = 8 * 1024 ** 2;
@@ -269,7 +274,7 @@ export class Engine {
 
   /** getMeasures' answer as `serialize` writes it (see readText). */
   async getMeasuresText(metric: MetricRecord, options: MeasuresOptions, serialize: (series: AggregatedSeries[]) => string): Promise<string> {
-    return this.readText(metric, await this.resolveRead(metric, options), serialize);
+    return this.readText(metric, await this.resolveRead(metric, options), serialize, options.cache);
   }
 
   /**
@@ -283,9 +288,9 @@ export class Engine {
    * the processor hears of it and invalidates) and while a policy change is
    * being committed (the same, for the index's clear).
    */
-  readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string): string {
+  readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string, cache = true): string {
     const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read));
-    if (this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
+    if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
     const key = readKey(read);
     const cached = this.readCache.get(metric.id, key);
     if (cached !== undefined) return cached;

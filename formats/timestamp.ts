@@ -163,6 +163,19 @@ function checked(micros: number): number {
 }
 
 /**
+ * Whether parseTimestamp reads `input` relative to now ("now", "today", a
+ * duration such as "-1 hour"): such a read names a new instant every time.
+ */
+export function dependsOnNow(input: unknown): boolean {
+  return (
+    typeof input === 'string' &&
+    parseIsoTimestamp(input, 0, input.length) === undefined &&
+    parsePythonFloat(input) === undefined &&
+    parseNumpyDatetime(input) === undefined
+  );
+}
+
+/**
  * A timestamp in microseconds since the Unix epoch, read as Gnocchi's
  * `utils.to_timestamp` does: a number or numeric string is epoch seconds,
  * then an ISO 8601 date or date-time (naive means UTC), "now" or "today",

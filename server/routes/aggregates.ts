@@ -27,7 +27,7 @@ import {
   parsePrefix,
   type OperationNode,
 } from '../../formats/operations.js';
-import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import { dependsOnNow, formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
@@ -37,7 +37,7 @@ import { serializePoints } from './measures.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
-import { metricToJson, normalizeUuid } from './metric.js';
+import { metricToJson, normalizeUuid, TIME_ARGS } from './metric.js';
 
 /**
  * A query reading at most this many points runs inline. Measured with
@@ -82,7 +82,7 @@ export function commonArgs(query: Query): CommonArgs {
     if (!(n >= 0 && n <= 100)) throw argError('needed_overlap', 'Must be a number between 0 and 100');
     out.neededOverlap = n;
   }
-  for (const name of ['start', 'stop'] as const) {
+  for (const name of TIME_ARGS) {
     const raw = single(query, name);
     if (raw === undefined) continue;
     try {
@@ -391,7 +391,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, serializePoints);
+      }, serializePoints, !TIME_ARGS.some((name) => dependsOnNow(single(query, name))));
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

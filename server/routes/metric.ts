@@ -9,7 +9,7 @@ import { METRIC_SORT_KEYS, type MetricFilter, type MetricRecord, type MetricSort
 import { checkObject, invalidValue } from '../../engine/validate.js';
 import { parseDuration } from '../../formats/duration.js';
 import { FormatError } from '../../formats/errors.js';
-import { parseTimestamp } from '../../formats/timestamp.js';
+import { dependsOnNow, parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
@@ -111,6 +111,8 @@ function durationArg(query: Query, name: string): number | undefined {
   }
 }
 
+export const TIME_ARGS = ['start', 'stop'] as const;
+
 export async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
   const query = queryOf(request);
   const rawResample = single(query, 'resample');
@@ -135,6 +137,7 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
   const text = await ctx.engine.getMeasuresText(metric, {
     method: single(query, 'aggregation') ?? 'mean',
     refresh: boolParam(query, 'refresh'),
+    cache: !TIME_ARGS.some((name) => dependsOnNow(single(query, name))),
     ...(start === undefined ? {} : { start }),
     ...(stop === undefined ? {} : { stop }),
     ...(granularity === undefined ? {} : { granularity }),

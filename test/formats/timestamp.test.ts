@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { FormatError } from '../../formats/errors.js';
-import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import { dependsOnNow, formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
 
 // Expected values were observed with Gnocchi 4.4's utils.to_timestamp and
 // Python's datetime.isoformat() on this machine.
@@ -264,4 +264,21 @@ describe('formatTimestamp', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+describe('dependsOnNow', () => {
+  // Pinned against parseTimestamp itself: relative exactly when two "nows" give two answers.
+  const DAY = 86_400_000_000;
+  it.each(['now', 'NOW', 'today', '-2 days', '+10 minutes', '1 hour'])('is true for %s', (input) => {
+    expect(dependsOnNow(input)).toBe(true);
+    expect(parseTimestamp(input, 10 * DAY)).not.toBe(parseTimestamp(input, 20 * DAY));
+  });
+
+  it.each<unknown>(['2015-03-06T14:33:57', '2015-03-06', '1425652437', '1425652437.5', 1425652437, '2015-03-06T14:33:57+02:00'])(
+    'is false for %s',
+    (input) => {
+      expect(dependsOnNow(input)).toBe(false);
+      expect(parseTimestamp(input, 10 * DAY)).toBe(parseTimestamp(input, 20 * DAY));
+    },
+  );
 });

@@ -127,6 +127,23 @@ describe('cached single-metric reads', () => {
     expect((await read(t, id)).text).toBe(ok.text);
   });
 
+  it.each([
+    ['a duration', 'start=-5000%20days'],
+    ['now', 'stop=now'],
+    ['today, on the aggregation route', 'stop=today'],
+  ])('neither keep nor serve reads relative to now (%s): they name a new instant each time', async (_name, query) => {
+    const id = await metricWith(t, points(0, 3));
+    const size = t.engine.readCache.size;
+    const path = query.includes('today') ? `/v1/aggregation/metric?metric=${id}&${query}` : `/v1/metric/${id}/measures?${query}`;
+    const res = await json(t.app, 'GET', path);
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(4);
+    expect(t.engine.readCache.size).toBe(size);
+    // The same instant given as an absolute time is kept.
+    expect((await read(t, id, `start=${startIso(0)}`)).status).toBe(200);
+    expect(t.engine.readCache.size).toBe(size + 1);
+  });
+
   it('serve a resource\'s named metric through the same cache, dropped when the resource is deleted', async () => {
     const rid = '00000000-0000-4000-8000-0000000000aa';
     const created = await json(t.app, 'POST', '/v1/resource/generic', { id: rid, metrics: { cpu: { archive_policy_name: POLICY.name } } });
