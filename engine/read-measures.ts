@@ -81,9 +81,14 @@ function readColumn(
   })) {
     take(decodeStoredSplit(value, key[2], granularity, ncols, column));
   }
-  const state = storage.states.get(metricId);
+  // The state is looked at in place rather than copied whole on every read;
+  // its open split's rows are copied out before the next read (of its
+  // chunks) may reuse the buffer.
+  const state = storage.states.getBinaryFast(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity);
-  if (open !== null && open.key >= startKey && open.key < endKey) take(readOpenSplit(storage, metricId, granularity, open, column));
+  if (open !== null && open.key >= startKey && open.key < endKey) {
+    take(readOpenSplit(storage, metricId, granularity, { ...open, raw: Uint8Array.from(open.raw) }, column));
+  }
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;
