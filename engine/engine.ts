@@ -279,8 +279,9 @@ export class Engine {
 
   /**
    * A read of `metric` as `serialize` writes it, from the read cache when the
-   * same read was answered since the metric's data or policy last changed.
-   * Answers are cached by metric and read alone: every caller passes the
+   * same read was answered since the metric's data or policy last changed
+   * (answers are kept from the second time a read is asked: see
+   * ReadCache.admit). Answers are cached by metric and read alone: every caller passes the
    * same `serialize` (the server's JSON writer). Nothing awaits between the
    * read and the store, so no change can come in between. The cache is
    * bypassed while a batch holding the metric is being processed (its
@@ -295,7 +296,7 @@ export class Engine {
     const cached = this.readCache.get(metric.id, key);
     if (cached !== undefined) return cached;
     const text = fresh();
-    this.readCache.set(metric.id, key, text);
+    if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, text);
     return text;
   }
 

@@ -31,9 +31,17 @@ export function readKey(read: ReadOptions): string {
   return `${method} ${granularities.join(',')} ${start ?? ''} ${stop ?? ''} ${resample ?? ''} ${newest ?? ''}`;
 }
 
+/**
+ * Reads asked once that admit() remembers. Keys only (~100 bytes each); the
+ * set starts over when full, so a read that comes back rarely is forgotten.
+ */
+export const MAX_SEEN = 16_384;
+
 export class ReadCache {
   /** In least recently used order: a hit moves its entry to the end. */
   private readonly entries = new Map<string, Entry>();
+  /** Reads asked once since the set last started over (see admit). */
+  private readonly seen = new Set<string>();
   /** Per metric, the keys of its entries in `entries`. */
   private readonly byMetric = new Map<string, Set<string>>();
   private used = 0;
@@ -48,6 +56,23 @@ export class ReadCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Whether the answer of a read that missed is worth keeping: only from
+   * the second time the read is asked (and from then on, also after its
+   * metric changed). Keeping a ~43 KB answer costs a copy by V8's
+   * scavenger and pushes older answers out; one-off reads (a new window
+   * each time) made every read ~13% dearer that way, while a polled read
+   * is asked again and again.
+   */
+  admit(metricId: string, key: string): boolean {
+    if (this.budget === 0) return false;
+    const full = fullKey(metricId, key);
+    if (this.seen.has(full)) return true;
+    if (this.seen.size >= MAX_SEEN) this.seen.clear();
+    this.seen.add(full);
+    return false;
   }
 
   get(metricId: string, key: string): string | undefined {
@@ -85,6 +110,7 @@ export class ReadCache {
   }
 
   clear(): void {
+    this.seen.clear();
     this.entries.clear();
     this.byMetric.clear();
     this.used = 0;

@@ -2,7 +2,7 @@
 // it keeps and evicts under its byte budget, what an invalidation drops, and
 // which reads share a key.
 import { describe, expect, it } from 'vitest';
-import { ENTRY_OVERHEAD, ReadCache, readKey } from '../../engine/read-cache.js';
+import { ENTRY_OVERHEAD, MAX_SEEN, ReadCache, readKey } from '../../engine/read-cache.js';
 import type { ReadOptions } from '../../engine/read-measures.js';
 
 const A = '00000000-0000-4000-8000-00000000000a';
@@ -65,6 +65,25 @@ describe('ReadCache', () => {
     cache.set(A, 'k1', 'x');
     cache.set(A, 'k2', 'x'.repeat(1000));
     expect(cache.get(A, 'k1')).toBe('x');
+  });
+
+  it('admits a read from its second asking on, per metric and key, still after its metric changed', () => {
+    const cache = new ReadCache(1024 ** 2);
+    expect([cache.admit(A, 'k1'), cache.admit(B, 'k1'), cache.admit(A, 'k2')]).toEqual([false, false, false]);
+    expect([cache.admit(A, 'k1'), cache.admit(B, 'k1'), cache.admit(A, 'k2')]).toEqual([true, true, true]);
+    cache.invalidate([A]);
+    expect(cache.admit(A, 'k1')).toBe(true);
+    cache.clear();
+    expect(cache.admit(A, 'k1')).toBe(false);
+  });
+
+  it('forgets reads asked once when MAX_SEEN of them pile up, and admits none with a budget of 0', () => {
+    const cache = new ReadCache(1024 ** 2);
+    cache.admit(A, 'first');
+    for (let i = 0; i < MAX_SEEN; i++) cache.admit(B, `k${i}`);
+    expect(cache.admit(A, 'first')).toBe(false);
+    const none = new ReadCache(0);
+    expect([none.admit(A, 'k'), none.admit(A, 'k')]).toEqual([false, false]);
   });
 
   it('drops every answer of an invalidated metric and only those', () => {

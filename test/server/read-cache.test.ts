@@ -79,8 +79,8 @@ describe('cached single-metric reads', () => {
     const plain = await metricWith(uncached, points(0, 150));
     const expected = await Promise.all(QUERIES.map(async (q) => (await read(uncached, plain, q)).text));
     expect(new Set(expected).size).toBe(QUERIES.length);
-    // The first round fills the cache, the second is answered from it.
-    for (let round = 0; round < 2; round++) {
+    // The first round is remembered, the second fills the cache, the third is answered from it.
+    for (let round = 0; round < 3; round++) {
       for (const [i, q] of QUERIES.entries()) {
         const res = await read(t, id, q);
         expect(res.status, q).toBe(200);
@@ -93,12 +93,15 @@ describe('cached single-metric reads', () => {
   it('answer a repeated read byte for byte, with the same headers', async () => {
     const id = await metricWith(t, points(0, 5));
     const size = t.engine.readCache.size;
+    // Kept from the second time it is asked (ReadCache.admit), served from the third.
     const first = await read(t, id, 'granularity=1');
+    expect(t.engine.readCache.size).toBe(size);
+    await read(t, id, 'granularity=1');
     expect(t.engine.readCache.size).toBe(size + 1);
-    const second = await read(t, id, 'granularity=1');
-    expect(second.text).toBe(first.text);
+    const cached = await read(t, id, 'granularity=1');
+    expect(cached.text).toBe(first.text);
     const headers = (r: JsonResponse) => ({ ...r.headers, date: undefined });
-    expect(headers(second)).toEqual(headers(first));
+    expect(headers(cached)).toEqual(headers(first));
     expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
@@ -139,8 +142,8 @@ describe('cached single-metric reads', () => {
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(4);
     expect(t.engine.readCache.size).toBe(size);
-    // The same instant given as an absolute time is kept.
-    expect((await read(t, id, `start=${startIso(0)}`)).status).toBe(200);
+    // The same read with an absolute time is kept, once asked twice.
+    for (let i = 0; i < 2; i++) expect((await read(t, id, `start=${startIso(0)}`)).status).toBe(200);
     expect(t.engine.readCache.size).toBe(size + 1);
   });
 
@@ -167,9 +170,11 @@ describe('cached single-metric reads', () => {
   it('forget a deleted metric: 404 after, and its answers are dropped', async () => {
     const id = await metricWith(t, points(0, 3));
     const other = await metricWith(t, points(0, 3));
-    await read(t, id);
-    await read(t, id, 'granularity=1');
-    await read(t, other);
+    for (let i = 0; i < 2; i++) {
+      await read(t, id);
+      await read(t, id, 'granularity=1');
+      await read(t, other);
+    }
     const size = t.engine.readCache.size;
     expect((await json(t.app, 'DELETE', `/v1/metric/${id}`)).status).toBe(204);
     expect(t.engine.readCache.size).toBe(size - 2);
