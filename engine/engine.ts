@@ -13,6 +13,7 @@ import { Processor, type JobRunner } from './processor.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { ReadCache, readKey } from './read-cache.js';
+import { DecodedSplitCache } from './decoded-splits.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   readCacheSize?: number;
   /** Nice value of the processing worker threads (engine/thread-priority.ts); 0 or absent: the server's. */
   processingNice?: number;
+  /** Bytes of decoded sealed splits kept for reads (engine/decoded-splits.ts); 0 or absent: none. */
+  splitCacheSize?: number;
 }
 
 /**
@@ -89,6 +92,7 @@ export class Engine {
   readonly processor: Processor;
   readonly resources: ResourceIndex;
   readonly readCache: ReadCache;
+  readonly decodedSplits: DecodedSplitCache;
   private readonly pool: WorkerRunner | undefined;
   /** The key of the newest incoming record. */
   private seq = 0;
@@ -104,6 +108,7 @@ export class Engine {
     this.seq = Math.max(Number(this.storage.meta.get('incomingSeq') ?? 0), ...this.storage.incomingBatches.getKeys({ reverse: true, limit: 1 }));
     this.reserveSeq(true);
     this.readCache = new ReadCache(options.readCacheSize ?? 0);
+    this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
     this.index = new Index(this.storage, () => this.readCache.clear());
     this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids));
     let runner: JobRunner;
@@ -269,7 +274,7 @@ export class Engine {
 
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
-    return readMeasures(this.storage, metric.id, this.policyOf(metric), await this.resolveRead(metric, options));
+    return readMeasures(this.storage, metric.id, this.policyOf(metric), await this.resolveRead(metric, options), this.decodedSplits);
   }
 
   /** getMeasures' answer as `serialize` writes it (see readText). */
@@ -290,7 +295,7 @@ export class Engine {
    * being committed (the same, for the index's clear).
    */
   readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string, cache = true): string {
-    const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read));
+    const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read, this.decodedSplits));
     if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
     const key = readKey(read);
     const cached = this.readCache.get(metric.id, key);

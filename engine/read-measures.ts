@@ -15,6 +15,7 @@ import {
   type Grouping,
   type Series,
 } from './aggregation.js';
+import type { DecodedSplitCache } from './decoded-splits.js';
 import { openSplitOf } from './metric-state.js';
 import { readOpenSplit } from './state-chunks.js';
 import { decodeStoredSplit, splitKeyOf, type SplitColumns } from './split.js';
@@ -39,6 +40,17 @@ export interface AggregatedSeries extends Series {
   granularity: number | string;
 }
 
+const NONE = new Float64Array(0);
+
+/** `data` without the columns decoded only because `column` derives from them (mean from sum and count): less to keep. */
+function onlyColumn(data: SplitColumns, column: number): SplitColumns {
+  return {
+    timestamps: data.timestamps,
+    columns: data.columns.map((c, j) => (j === column ? c : NONE)),
+    present: data.present.map((p, j) => (j === column ? p : null)),
+  };
+}
+
 function readColumn(
   storage: Storage,
   metricId: string,
@@ -47,6 +59,7 @@ function readColumn(
   column: number,
   start: number | undefined,
   stop: number | undefined,
+  decoded: DecodedSplitCache | undefined,
 ): Series {
   const ncols = policy.aggregationMethods.length;
   const startKey = start === undefined ? -1 : splitKeyOf(start, granularity);
@@ -75,11 +88,19 @@ function readColumn(
     vs.push(Float64Array.from(v));
     total += t.length;
   };
-  for (const { key, value } of storage.splits.getRange({
-    start: [metricId, granularity, startKey],
-    end: [metricId, granularity, endKey],
-  })) {
-    take(decodeStoredSplit(value, key[2], granularity, ncols, column));
+  for (const key of storage.splits.getKeys({ start: [metricId, granularity, startKey], end: [metricId, granularity, endKey] })) {
+    // lmdb-js's shared read buffer, its `length` set to the value's: valid
+    // until the next read, so compared or decoded (into new arrays) at once.
+    const shared = storage.splits.getBinaryFast(key);
+    if (shared === undefined) continue;
+    const encoded = shared.subarray(0, shared.length);
+    const id = `${metricId} ${granularity} ${key[2]} ${column}`;
+    let data = decoded?.get(id, encoded);
+    if (data === undefined) {
+      data = onlyColumn(decodeStoredSplit(encoded, key[2], granularity, ncols, column), column);
+      decoded?.set(id, encoded, data);
+    }
+    take(data);
   }
   // The state is looked at in place rather than copied whole on every read;
   // its open split's rows are copied out before the next read (of its
@@ -104,14 +125,21 @@ function slice(s: Series, from: number, to: number): Series {
   return { timestamps: s.timestamps.subarray(from, to), values: s.values.subarray(from, to) };
 }
 
-export function readMeasures(storage: Storage, metricId: string, policy: ArchivePolicy, options: ReadOptions): AggregatedSeries[] {
+/** `decoded`: where sealed splits decoded by earlier reads are kept (the engine's, on the main thread). */
+export function readMeasures(
+  storage: Storage,
+  metricId: string,
+  policy: ArchivePolicy,
+  options: ReadOptions,
+  decoded?: DecodedSplitCache,
+): AggregatedSeries[] {
   const column = policy.aggregationMethods.indexOf(options.method);
   const method = parseMethod(options.method);
   if (column < 0 || method === null) throw new Error(`Method ${options.method} not in policy`);
   const granularities = [...options.granularities].sort((a, b) => b - a);
   return granularities.map((granularity) => {
     const item = policy.definition.find((d) => d.granularity === granularity);
-    let series = readColumn(storage, metricId, policy, granularity, column, options.start, options.stop);
+    let series = readColumn(storage, metricId, policy, granularity, column, options.start, options.stop, decoded);
     const n = series.timestamps.length;
     if (item?.timespan != null && n > 0) {
       const oldest = (options.newest ?? series.timestamps[n - 1]!) - item.timespan;

@@ -28,6 +28,8 @@ export interface Config {
   readCacheSize: number;
   /** Nice value of the processing worker threads (Linux); 0: the server's priority. */
   processingNice: number;
+  /** Bytes of decoded sealed splits kept for reads; 0: none. */
+  splitCacheSize: number;
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
@@ -108,6 +110,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_READ_CACHE_SIZE',
     kind: 'int',
     help: 'bytes of metric measure answers kept for repeated reads (0: no cache)',
+  },
+  {
+    key: 'splitCacheSize',
+    flag: 'split-cache-size',
+    env: 'GNOCCHI_SPLIT_CACHE_SIZE',
+    kind: 'int',
+    help: 'bytes of decoded sealed splits kept for reads of overlapping windows (0: no cache)',
   },
   {
     key: 'processingNice',
@@ -210,6 +219,7 @@ export function defaultConfig(): Config {
     maxBacklog: 5_000_000,
     readCacheSize: 64 * 1024 ** 2,
     processingNice: 10,
+    splitCacheSize: 64 * 1024 ** 2,
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
@@ -332,5 +342,6 @@ export function engineOptions(config: Config): EngineOptions {
     maxBacklog: config.maxBacklog,
     readCacheSize: config.readCacheSize,
     processingNice: config.processingNice,
+    splitCacheSize: config.splitCacheSize,
   };
 }

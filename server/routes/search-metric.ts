@@ -158,7 +158,7 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
         granularities,
         ...(start === undefined ? {} : { start }),
         ...(stop === undefined ? {} : { stop }),
-      });
+      }, engine.decodedSplits);
       const points: string[] = [];
       for (const s of series) {
         const g = pyFloat((s.granularity as number) / 1e6);

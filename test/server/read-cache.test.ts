@@ -248,12 +248,15 @@ describe.each([
   });
 });
 
-describe('the read cache budget', () => {
-  it.each<[string, string[], NodeJS.ProcessEnv, number]>([
-    ['64 MB by default', [], {}, 64 * 1024 ** 2],
-    ['a flag', ['--read-cache-size', '1000'], {}, 1000],
-    ['an environment variable', [], { GNOCCHI_READ_CACHE_SIZE: '0' }, 0],
-  ])('is %s, passed to the engine', (_how, argv, env, bytes) => {
-    expect(engineOptions(loadConfig(argv, env)).readCacheSize).toBe(bytes);
+describe('the cache budgets', () => {
+  it.each<[string, 'readCacheSize' | 'splitCacheSize', string[], NodeJS.ProcessEnv, number]>([
+    ['answers: 64 MB by default', 'readCacheSize', [], {}, 64 * 1024 ** 2],
+    ['answers: a flag', 'readCacheSize', ['--read-cache-size', '1000'], {}, 1000],
+    ['answers: an environment variable', 'readCacheSize', [], { GNOCCHI_READ_CACHE_SIZE: '0' }, 0],
+    ['decoded splits: 64 MB by default', 'splitCacheSize', [], {}, 64 * 1024 ** 2],
+    ['decoded splits: a flag', 'splitCacheSize', ['--split-cache-size', '1000'], {}, 1000],
+    ['decoded splits: an environment variable', 'splitCacheSize', [], { GNOCCHI_SPLIT_CACHE_SIZE: '0' }, 0],
+  ])('%s, passed to the engine', (_how, key, argv, env, bytes) => {
+    expect(engineOptions(loadConfig(argv, env))[key]).toBe(bytes);
   });
 });
