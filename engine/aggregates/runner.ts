@@ -3,6 +3,7 @@
  * LMDB environment themselves (`workers/aggregates.ts`), or the calling
  * thread. Only the task (ids, policies, the AST) and the result cross.
  */
+import type { DecodedSplitCache } from '../decoded-splits.js';
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
 import type { ArchivePolicy } from '../archive-policy.js';
@@ -93,15 +94,22 @@ function unwrap(outcome: TaskOutcome): AggregatesResult {
   throw new EngineError(outcome.status, outcome.description);
 }
 
-export function inlineAggregatesRunner(storage: Storage): AggregatesRunner {
+export function inlineAggregatesRunner(storage: Storage, decoded?: DecodedSplitCache): AggregatesRunner {
   return {
-    run: async (task) => unwrap(runAggregatesTaskSafely(storage, task)),
+    run: async (task) => unwrap(runAggregatesTaskSafely(storage, task, decoded)),
     destroy: async () => {},
   };
 }
 
-export function workerAggregatesRunner(dataDir: string, threads: number): AggregatesRunner {
-  const pool = new Piscina({ ...workerScript('aggregates'), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
+/** What workers/aggregates.ts gets in workerData. */
+export interface AggregatesWorkerData {
+  /** Budget of each worker's decoded split cache, bytes. */
+  splitCacheSize: number;
+}
+
+export function workerAggregatesRunner(dataDir: string, threads: number, splitCacheSize = 0): AggregatesRunner {
+  const data: AggregatesWorkerData = { splitCacheSize };
+  const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
   return {
     run: async (task) => unwrap((await pool.run({ dataDir, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: () => pool.destroy(),

@@ -4,6 +4,7 @@
  * the policies, Gnocchi's `processor.get_measures`), run wherever a storage
  * handle is (inline or in a piscina worker), answering only the result.
  */
+import type { DecodedSplitCache } from '../decoded-splits.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import type { Grouping, Series } from '../aggregation.js';
 import { EngineError, type ErrorDescription } from '../errors.js';
@@ -118,7 +119,8 @@ export function keepIntervals(series: Series, intervals: readonly (readonly [num
 }
 
 /** Reads every series the task needs and evaluates it. */
-export function runAggregatesTask(storage: Storage, task: AggregatesTask): AggregatesResult {
+/** `decoded`: the calling thread's decoded split cache, if any. */
+export function runAggregatesTask(storage: Storage, task: AggregatesTask, decoded?: DecodedSplitCache): AggregatesResult {
   const bySampling = new Map<Grouping, SamplingInput>();
   for (const granularity of task.granularities) {
     for (const ref of task.refs) {
@@ -129,7 +131,7 @@ export function runAggregatesTask(storage: Storage, task: AggregatesTask): Aggre
         ...(task.stop === undefined ? {} : { stop: task.stop }),
         ...(task.resample === undefined ? {} : { resample: task.resample }),
         ...(ref.newest === undefined ? {} : { newest: ref.newest }),
-      });
+      }, decoded);
       const kept = ref.intervals === undefined ? series! : keepIntervals(series!, ref.intervals);
       const g: Grouping = task.resample ?? granularity;
       let input = bySampling.get(g);
@@ -149,9 +151,9 @@ export function runAggregatesTask(storage: Storage, task: AggregatesTask): Aggre
 }
 
 /** As {@link runAggregatesTask}, with engine errors returned as data (they cross threads). */
-export function runAggregatesTaskSafely(storage: Storage, task: AggregatesTask): TaskOutcome {
+export function runAggregatesTaskSafely(storage: Storage, task: AggregatesTask, decoded?: DecodedSplitCache): TaskOutcome {
   try {
-    return { ok: true, result: runAggregatesTask(storage, task) };
+    return { ok: true, result: runAggregatesTask(storage, task, decoded) };
   } catch (err) {
     if (err instanceof EngineError) return { ok: false, status: err.status, description: err.description };
     throw err;

@@ -192,7 +192,7 @@ export interface AggregatesService {
 }
 
 export function aggregatesService(engine: Engine): AggregatesService {
-  const inline = inlineAggregatesRunner(engine.storage);
+  const inline = inlineAggregatesRunner(engine.storage, engine.decodedSplits);
   let pool: AggregatesRunner | undefined;
   return {
     async run(task) {
@@ -202,7 +202,7 @@ export function aggregatesService(engine: Engine): AggregatesService {
       // One query is one worker task: cut in two time ranges on two workers it
       // measured 1.2-1.7x slower (bench/aggregates-split.bench.ts); both workers
       // serve concurrent queries and groups instead.
-      pool ??= workerAggregatesRunner(engine.options.dataDir, engine.options.workers);
+      pool ??= workerAggregatesRunner(engine.options.dataDir, engine.options.workers, engine.options.splitCacheSize);
       return pool.run(task);
     },
     async close() {

@@ -1,5 +1,6 @@
 // A query large enough to leave the main thread runs on the worker pool
-// (workers read the series from their own LMDB handle) and answers the same.
+// (workers read the series from their own LMDB handle, keeping decoded
+// splits) and answers the same, also after a split it decoded was rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetric, createPolicy, json, pushMeasures, startTestApp, type TestApp } from './helpers.js';
 
@@ -46,6 +47,31 @@ describe('aggregates on the worker pool', () => {
     const slots = t.engine.storage.root.readerList().trim().split('\n').slice(1);
     expect(slots.length).toBeGreaterThan(1);
     expect(slots.filter((line) => !line.trim().endsWith('-')), t.engine.storage.root.readerList()).toEqual([]);
+  });
+
+  it('sees a late point merged into sealed splits a worker decoded before', async () => {
+    // Back window of one 1 h block: points an hour late are merged into sealed 1 s splits.
+    await createPolicy(t.app, { name: 'late', back_window: 1, definition: [{ granularity: '1 second', points: 100000 }, { granularity: '1 hour', points: 10 }] });
+    const at = (s: number) => new Date(Date.UTC(2024, 0, 1) + s * 1000).toISOString();
+    // More series than the main thread takes, no time range: the query goes to the worker.
+    const late: string[] = [];
+    for (let m = 0; m < 9; m++) {
+      const id = await createMetric(t.app, { archive_policy_name: 'late' });
+      late.push(id);
+      await pushMeasures(t.app, id, Array.from({ length: 1900 }, (_, i) => ({ timestamp: at(2 * i), value: m })));
+    }
+    const ops = `(aggregate mean (metric ${late.map((id) => `(${id} mean)`).join(' ')}))`;
+    const query = async () => {
+      const res = await json(t.app, 'POST', '/v1/aggregates?refresh=true&granularity=1', { operations: ops });
+      expect(res.status).toBe(200);
+      return res.body.measures.aggregated as [string, number, number][];
+    };
+    expect(await query()).toHaveLength(1900);
+    expect(await query()).toHaveLength(1900);
+    for (const id of late) await pushMeasures(t.app, id, [{ timestamp: at(101), value: 100 }]);
+    const after = await query();
+    expect(after).toHaveLength(1901);
+    expect(after.find(([ts]) => ts === '2024-01-01T00:01:41+00:00')).toEqual(['2024-01-01T00:01:41+00:00', 1, 100]);
   });
 
   it('carries engine errors back as 400s', async () => {
