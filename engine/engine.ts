@@ -286,13 +286,13 @@ export class Engine {
    * A read of `metric` as `serialize` writes it, from the read cache when the
    * same read was answered since the metric's data or policy last changed
    * (answers are kept from the second time a read is asked: see
-   * ReadCache.admit). Answers are cached by metric and read alone: every caller passes the
-   * same `serialize` (the server's JSON writer). Nothing awaits between the
-   * read and the store, so no change can come in between. The cache is
-   * bypassed while a batch holding the metric is being processed (its
-   * worker may have committed, and this thread's reads see a commit before
-   * the processor hears of it and invalidates) and while a policy change is
-   * being committed (the same, for the index's clear).
+   * ReadCache.admit). Answers are cached by metric and read alone: every
+   * caller passes the same `serialize` (the server's JSON writer). Nothing
+   * awaits between the read and the store, so no change can come in
+   * between. The cache is bypassed while a batch holding the metric is being
+   * processed (its worker may have committed, and this thread's reads see a
+   * commit before the processor hears of it and invalidates) and while a
+   * policy change is being committed (the same, for the index's clear).
    */
   readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string, cache = true): string {
     const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read, this.decodedSplits));
