@@ -12,12 +12,24 @@ export function pyNumber(v: number): string {
   return String(v);
 }
 
-/** A float as Python prints it: integral values keep a `.0`. */
+/**
+ * A float as Python's `repr` prints it: the shortest digits that read back
+ * (as JavaScript's), in decimal notation from 1e-4 up to 1e16 with `.0` on
+ * integral values, otherwise in exponent notation with at least two
+ * exponent digits (`1e+16`, `1.5e-07`), and the sign of -0.0 kept.
+ */
 export function pyFloat(v: number): string {
-  return Number.isInteger(v) && Math.abs(v) < 1e16 ? `${v}.0` : pyNumber(v);
+  if (!Number.isFinite(v)) return pyNumber(v);
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const magnitude = Math.abs(v);
+  if (magnitude < 1e-4 || magnitude >= 1e16) {
+    const [mantissa, exponent] = v.toExponential().split('e') as [string, string];
+    return `${mantissa}e${exponent[0]}${exponent.slice(1).padStart(2, '0')}`;
+  }
+  return Number.isInteger(v) ? `${v}.0` : String(v);
 }
 
-/** Longest `pyFloat` text: "-0.0000012345678901234567" (17 significant digits after 5 zeros). */
+/** Longest `pyFloat` text: "-1.2345678901234567e-308" or "-0.00012345678901234567" is shorter still. */
 export const MAX_PY_FLOAT_LENGTH = 25;
 
 const FAST_DECIMALS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6];
@@ -35,6 +47,8 @@ const FAST_LIMIT = 1e14;
  */
 export function writePyFloat(buf: Uint8Array, pos: number, v: number): number {
   const magnitude = Math.abs(v);
+  // Zeros (-0.0 keeps its sign) and exponent notation: pyFloat's text.
+  if (!(magnitude >= 1e-4)) return writeAscii(buf, pos, pyFloat(v));
   // Any decimal of at most six places would show at a million times v: one
   // test turns away the values that are none (means, rates) without the loop.
   const millionths = Math.round(magnitude * 1e6);
