@@ -10,17 +10,17 @@ import { setPriority } from 'node:os';
 
 const MAX_NICE = 19;
 
-/** Raises the calling thread's nice value to `nice` (0..19); false where threads cannot be told apart (not Linux). */
+/** Raises the calling thread's nice value to `nice` (0..19); false where it cannot (not Linux, or refused). */
 export function lowerThreadPriority(nice: number): boolean {
   if (nice <= 0) return false;
-  let tid: number;
   try {
     // "PID/task/TID", for the thread reading it.
-    tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid)) return false;
+    setPriority(tid, Math.min(nice, MAX_NICE));
+    return true;
   } catch {
+    // No /proc, or a sandbox refusing setpriority: processing keeps the server's priority.
     return false;
   }
-  if (!Number.isInteger(tid)) return false;
-  setPriority(tid, Math.min(nice, MAX_NICE));
-  return true;
 }
