@@ -274,7 +274,7 @@ export class Engine {
 
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
-    return readMeasures(this.storage, metric.id, this.policyOf(metric), await this.resolveRead(metric, options), this.decodedSplits);
+    return this.readSeries(metric, await this.resolveRead(metric, options));
   }
 
   /** getMeasures' answer as `serialize` writes it (see readText). */
@@ -295,7 +295,7 @@ export class Engine {
    * policy change is being committed (the same, for the index's clear).
    */
   readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string, cache = true): string {
-    const fresh = () => serialize(readMeasures(this.storage, metric.id, this.policyOf(metric), read, this.decodedSplits));
+    const fresh = () => serialize(this.readSeries(metric, read));
     if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
     const key = readKey(read);
     const cached = this.readCache.get(metric.id, key);
@@ -303,6 +303,11 @@ export class Engine {
     const text = fresh();
     if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, text);
     return text;
+  }
+
+  /** Reads from storage, through this thread's decoded splits. */
+  readSeries(metric: MetricRecord, read: ReadOptions): AggregatedSeries[] {
+    return readMeasures(this.storage, metric.id, this.policyOf(metric), read, this.decodedSplits);
   }
 
   /** Checks the method and granularities against the metric's policy, processes pending measures when asked: the read to make. */

@@ -141,16 +141,19 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
   const state = stored ?? emptyMetricState();
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
   const consumed = job.refs.reduce((n, r) => (r.seq > state.lastSeq ? n + r.count : n), 0);
-  const writes = new WriteQueue();
-  const result = { metricId: job.metricId, consumed, lastSeq };
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
-  const tail = readTail(storage, metricId, state, scratch.take);
-  const update = received === null ? null : computeUpdate(policy, stored === null ? null : tail.tail, [received], scratch.take);
-  if (update === null) {
+  const writes = new WriteQueue();
+  const result = { metricId, consumed, lastSeq };
+  // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
+  const unchanged = (): Planned => {
     writes.put(storage.states, metricId, encodeMetricState({ ...state, lastSeq }, ncols));
     return { result, writes };
-  }
+  };
+  if (received === null) return unchanged();
+  const tail = readTail(storage, metricId, state, scratch.take);
+  const update = computeUpdate(policy, stored === null ? null : tail.tail, [received], scratch.take);
+  if (update === null) return unchanged();
   const granularities = update.granularities.map((g) => {
     const gs = state.granularities.find((x) => x.granularity === g.granularity) ?? {
       granularity: g.granularity,

@@ -27,7 +27,7 @@ import {
   parsePrefix,
   type OperationNode,
 } from '../../formats/operations.js';
-import { dependsOnNow, formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
@@ -37,7 +37,7 @@ import { serializePoints } from './measures.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
-import { metricToJson, normalizeUuid, TIME_ARGS } from './metric.js';
+import { metricToJson, normalizeUuid, repeatable, TIME_ARGS } from './metric.js';
 
 /**
  * A query reading at most this many points runs inline. Measured with
@@ -391,7 +391,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, serializePoints, !TIME_ARGS.some((name) => dependsOnNow(single(query, name))));
+      }, serializePoints, repeatable(query));
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

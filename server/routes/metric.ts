@@ -113,6 +113,11 @@ function durationArg(query: Query, name: string): number | undefined {
 
 export const TIME_ARGS = ['start', 'stop'] as const;
 
+/** Whether a read may come again, answered the same: not when its start or stop is relative to now. */
+export function repeatable(query: Query): boolean {
+  return !TIME_ARGS.some((name) => dependsOnNow(single(query, name)));
+}
+
 export async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
   const query = queryOf(request);
   const rawResample = single(query, 'resample');
@@ -137,7 +142,7 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
   const text = await ctx.engine.getMeasuresText(metric, {
     method: single(query, 'aggregation') ?? 'mean',
     refresh: boolParam(query, 'refresh'),
-    cache: !TIME_ARGS.some((name) => dependsOnNow(single(query, name))),
+    cache: repeatable(query),
     ...(start === undefined ? {} : { start }),
     ...(stop === undefined ? {} : { stop }),
     ...(granularity === undefined ? {} : { granularity }),

@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { ArgumentError, BadRequest, InvalidInput } from '../../engine/errors.js';
 import type { MetricRecord } from '../../engine/index.js';
-import { readMeasures } from '../../engine/read-measures.js';
 import { isPlainObject } from '../../engine/validate.js';
 import { parseDuration } from '../../formats/duration.js';
 import { FormatError } from '../../formats/errors.js';
@@ -153,12 +152,12 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
       if (!policy.aggregationMethods.includes(aggregation)) {
         throw new BadRequest({ cause: 'Metric does not exist', detail: { metric: metricToJson(engine, metric, 'resource_id') } });
       }
-      const series = readMeasures(engine.storage, metric.id, policy, {
+      const series = engine.readSeries(metric, {
         method: aggregation,
         granularities,
         ...(start === undefined ? {} : { start }),
         ...(stop === undefined ? {} : { stop }),
-      }, engine.decodedSplits);
+      });
       const points: string[] = [];
       for (const s of series) {
         const g = pyFloat((s.granularity as number) / 1e6);
