@@ -13,6 +13,7 @@ import { Processor, type JobRunner } from './processor.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { ReadCache, readKey } from './read-cache.js';
+import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
@@ -277,25 +278,24 @@ export class Engine {
     return this.readSeries(metric, await this.resolveRead(metric, options));
   }
 
-  /** getMeasures' answer as `serialize` writes it (see readText). */
-  async getMeasuresText(metric: MetricRecord, options: MeasuresOptions, serialize: (series: AggregatedSeries[]) => string): Promise<string> {
-    return this.readText(metric, await this.resolveRead(metric, options), serialize, options.cache);
+  /** getMeasures' answer as JSON text (see readText). */
+  async getMeasuresText(metric: MetricRecord, options: MeasuresOptions): Promise<string> {
+    return this.readText(metric, await this.resolveRead(metric, options), options.cache);
   }
 
   /**
-   * A read of `metric` as `serialize` writes it, from the read cache when the
-   * same read was answered since the metric's data or policy last changed
-   * (answers are kept from the second time a read is asked: see
-   * ReadCache.admit). Answers are cached by metric and read alone: every
-   * caller passes the same `serialize` (the server's JSON writer). Nothing
-   * awaits between the read and the store, so no change can come in
-   * between. The cache is bypassed while a batch holding the metric is being
-   * processed (its worker may have committed, and this thread's reads see a
-   * commit before the processor hears of it and invalidates) and while a
-   * policy change is being committed (the same, for the index's clear).
+   * A read of `metric` as JSON text (formats/points-json.ts), from the read
+   * cache when the same read was answered since the metric's data or policy
+   * last changed (answers are kept from the second time a read is asked:
+   * see ReadCache.admit). Nothing awaits between the read and the store, so
+   * no change can come in between. The cache is bypassed while a batch
+   * holding the metric is being processed (its worker may have committed,
+   * and this thread's reads see a commit before the processor hears of it
+   * and invalidates) and while a policy change is being committed (the
+   * same, for the index's clear).
    */
-  readText(metric: MetricRecord, read: ReadOptions, serialize: (series: AggregatedSeries[]) => string, cache = true): string {
-    const fresh = () => serialize(this.readSeries(metric, read));
+  readText(metric: MetricRecord, read: ReadOptions, cache = true): string {
+    const fresh = () => serializePoints(this.readSeries(metric, read));
     if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
     const key = readKey(read);
     const cached = this.readCache.get(metric.id, key);

@@ -132,3 +132,15 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   }
   return storage;
 }
+
+const threadStorages = new Map<string, Storage>();
+
+/** This thread's one handle on `dataDir`, opened on first use (worker threads serve tasks for the server's directory). */
+export function threadStorage(dataDir: string): Storage {
+  let storage = threadStorages.get(dataDir);
+  if (storage === undefined) {
+    storage = openStorage(dataDir);
+    threadStorages.set(dataDir, storage);
+  }
+  return storage;
+}

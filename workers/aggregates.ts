@@ -3,18 +3,13 @@ import { workerData } from 'node:worker_threads';
 import { unpackTask, type AggregatesWorkerData, type AggregatesWorkerTask } from '../engine/aggregates/runner.js';
 import { runAggregatesTaskSafely, type TaskOutcome } from '../engine/aggregates/task.js';
 import { DecodedSplitCache } from '../engine/decoded-splits.js';
-import { openStorage, type Storage } from '../engine/storage.js';
+import { threadStorage } from '../engine/storage.js';
 
-const opened = new Map<string, Storage>();
 // Entries are checked against the stored bytes: one per thread needs no invalidation.
 const decoded = new DecodedSplitCache((workerData as AggregatesWorkerData).splitCacheSize);
 
 export default function aggregatesTask({ dataDir, wire }: AggregatesWorkerTask): TaskOutcome {
-  let storage = opened.get(dataDir);
-  if (storage === undefined) {
-    storage = openStorage(dataDir);
-    opened.set(dataDir, storage);
-  }
+  const storage = threadStorage(dataDir);
   try {
     return runAggregatesTaskSafely(storage, unpackTask(wire), decoded);
   } finally {

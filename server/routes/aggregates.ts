@@ -33,7 +33,6 @@ import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
 import { enforce } from '../policy.js';
 import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
-import { serializePoints } from './measures.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
@@ -391,7 +390,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, serializePoints, repeatable(query));
+      }, repeatable(query));
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

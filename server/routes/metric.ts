@@ -16,7 +16,7 @@ import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } fro
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
 import { listMetricsWhere, metricPolicyPredicate } from '../policy-filter.js';
-import { readMeasuresBody, serializePoints } from './measures.js';
+import { readMeasuresBody } from './measures.js';
 
 interface IdParams {
   id: string;
@@ -147,7 +147,7 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
     ...(stop === undefined ? {} : { stop }),
     ...(granularity === undefined ? {} : { granularity }),
     ...(resample === undefined ? {} : { resample }),
-  }, serializePoints);
+  });
   return reply.type('application/json').send(text);
 }
 

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { AggregatedSeries } from '../../engine/read-measures.js';
-import { serializePoints } from '../../server/routes/measures.js';
-import { legacySerializePoints } from '../formats/legacy-formatters.js';
+import { serializePoints, type PointSeries } from '../../formats/points-json.js';
+import { legacySerializePoints } from './legacy-formatters.js';
 
 const MICROS_2200 = Date.UTC(2200, 0, 1) * 1000;
 
@@ -12,7 +11,7 @@ const values = fc.oneof(
   fc.tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: 0, max: 4 })).map(([n, k]) => n / 10 ** k),
 );
 
-const seriesArb: fc.Arbitrary<AggregatedSeries> = fc
+const seriesArb: fc.Arbitrary<PointSeries> = fc
   .record({
     granularity: fc.oneof(fc.constantFrom(1, 250_000, 1_000_000, 60_000_000, 86_400_000_000, 1.5e6), fc.constantFrom('Y', 'Q', 'M', 'W', 'H')),
     timestamps: fc.array(fc.integer({ min: 0, max: MICROS_2200 }), { maxLength: 60 }),
@@ -24,7 +23,7 @@ const seriesArb: fc.Arbitrary<AggregatedSeries> = fc
   });
 
 /** A regular series of n points from 2024-01-01, by seconds. */
-function regular(n: number): AggregatedSeries {
+function regular(n: number): PointSeries {
   const start = Date.UTC(2024, 0, 1) * 1000;
   return {
     granularity: 1_000_000,
