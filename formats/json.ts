@@ -32,53 +32,44 @@ export function pyFloat(v: number): string {
 /** Longest `pyFloat` text: "-1.2345678901234567e-308" or "-0.00012345678901234567" is shorter still. */
 export const MAX_PY_FLOAT_LENGTH = 25;
 
-const FAST_DECIMALS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6];
-// A decimal of k places that reads back as v is the shortest one, the one
-// pyFloat prints, when no other decimal of up to k + 1 places reads back as v
-// too; that holds while the doubles around v are closer together than
-// 10^-(k+1), i.e. while v * 10^(k+1) < 2^52. Scaled values stay below this
-// bound, with room to spare.
+// A decimal of at most six places that reads back as v is the shortest text
+// that does, the one pyFloat prints, while no two such decimals read back as
+// the same double: while the doubles around v are closer together than
+// 10^-6, i.e. while v * 10^6 < 2^52. Scaled values stay below this bound,
+// with room to spare.
 const FAST_LIMIT = 1e14;
 
 /**
  * `pyFloat(v)` as ASCII at `pos`; returns the position after it. Values with
  * at most six decimals, as measures mostly are, are written from integer
- * arithmetic without building the string.
+ * arithmetic without building the string: one division tells whether v is
+ * one, its whole part and its six decimals (trailing zeros dropped) are then
+ * integers to write.
  */
 export function writePyFloat(buf: Uint8Array, pos: number, v: number): number {
   const magnitude = Math.abs(v);
-  // Zeros (-0.0 keeps its sign) and exponent notation: pyFloat's text.
-  if (!(magnitude >= 1e-4)) return writeAscii(buf, pos, pyFloat(v));
-  // Any decimal of at most six places would show at a million times v: one
-  // test turns away the values that are none (means, rates) without the loop.
   const millionths = Math.round(magnitude * 1e6);
-  if (millionths < FAST_LIMIT && millionths / 1e6 !== magnitude) return writeAscii(buf, pos, pyFloat(v));
-  for (let k = 0; k < FAST_DECIMALS.length; k++) {
-    const scale = FAST_DECIMALS[k]!;
-    const scaled = Math.round(magnitude * scale);
-    if (!(scaled < FAST_LIMIT)) break;
-    // Both operands are exact integers, so the division rounds the decimal
-    // scaled/scale exactly as reading its text would.
-    if (scaled / scale === magnitude) return writeDecimal(buf, pos, v < 0, scaled, k);
-  }
-  return writeAscii(buf, pos, pyFloat(v));
-}
-
-/** `scaled` / 10^decimals with its sign, and ".0" for an integer. */
-function writeDecimal(buf: Uint8Array, pos: number, negative: boolean, scaled: number, decimals: number): number {
-  if (negative) buf[pos++] = 0x2d;
-  const scale = FAST_DECIMALS[decimals]!;
-  const whole = Math.floor(scaled / scale);
+  // Zeros (-0.0 keeps its sign), exponent notation and longer decimals: pyFloat's text.
+  if (!(magnitude >= 1e-4 && millionths < FAST_LIMIT) || millionths / 1e6 !== magnitude) return writeAscii(buf, pos, pyFloat(v));
+  if (v < 0) buf[pos++] = 0x2d;
+  // Exact: a decimal of six places is 10^-6 or more from the next integer, far more than the doubles' spacing.
+  const whole = Math.floor(magnitude);
   const width = digitCount(whole);
   writeDigits(buf, pos + width, whole, width);
   pos += width;
   buf[pos++] = 0x2e;
+  let decimals = (millionths - whole * 1e6) | 0;
   if (decimals === 0) {
     buf[pos] = 0x30;
     return pos + 1;
   }
-  writeDigits(buf, pos + decimals, scaled - whole * scale, decimals);
-  return pos + decimals;
+  let places = 6;
+  while (decimals % 10 === 0) {
+    decimals = (decimals / 10) | 0;
+    places--;
+  }
+  writeDigits(buf, pos + places, decimals, places);
+  return pos + places;
 }
 
 export function pyJson(value: unknown): string {

@@ -2,7 +2,6 @@
  * The points of single-metric reads as Gnocchi writes them:
  * `[[timestamp, granularity, value], ...]`.
  */
-import { copyBytes } from './ascii.js';
 import { MAX_PY_FLOAT_LENGTH, pyFloat, writePyFloat } from './json.js';
 import { MAX_TIMESTAMP_LENGTH, writeTimestamp } from './timestamp.js';
 
@@ -57,23 +56,24 @@ export function serializePoints(series: readonly PointSeries[]): string {
 
 /** The points of `s`, each preceded by `, ` unless it is the first of the answer. */
 function writePoints(buf: Buffer, pos: number, s: PointSeries, granularity: Buffer): number {
-  for (let i = 0; i < s.timestamps.length; i++) {
-    if (pos > 1) pos = writeComma(buf, pos);
+  const { timestamps, values } = s;
+  // `", ` + granularity + `, `: the bytes between a point's timestamp and its value.
+  const middle = Buffer.concat([QUOTE_COMMA, granularity, COMMA]);
+  const n = middle.length;
+  for (let i = 0; i < timestamps.length; i++) {
+    if (pos > 1) {
+      buf[pos++] = 0x2c;
+      buf[pos++] = 0x20;
+    }
     buf[pos++] = 0x5b;
     buf[pos++] = 0x22;
-    pos = writeTimestamp(buf, pos, s.timestamps[i]!);
-    buf[pos++] = 0x22;
-    pos = writeComma(buf, pos);
-    pos = copyBytes(buf, pos, granularity);
-    pos = writeComma(buf, pos);
-    pos = writePyFloat(buf, pos, s.values[i]!);
+    pos = writeTimestamp(buf, pos, timestamps[i]!);
+    for (let j = 0; j < n; j++) buf[pos + j] = middle[j]!;
+    pos = writePyFloat(buf, pos + n, values[i]!);
     buf[pos++] = 0x5d;
   }
   return pos;
 }
 
-function writeComma(buf: Buffer, pos: number): number {
-  buf[pos] = 0x2c;
-  buf[pos + 1] = 0x20;
-  return pos + 2;
-}
+const QUOTE_COMMA = Buffer.from('", ', 'latin1');
+const COMMA = Buffer.from(', ', 'latin1');
