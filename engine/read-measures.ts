@@ -110,6 +110,8 @@ function readColumn(
   if (open !== null && open.key >= startKey && open.key < endKey) {
     take(readOpenSplit(storage, metricId, granularity, { ...open, raw: Uint8Array.from(open.raw) }, column));
   }
+  // A window within one split (the usual read) is that split's arrays as they are.
+  if (ts.length === 1) return { timestamps: ts[0]!, values: vs[0]! };
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;
@@ -125,7 +127,11 @@ function slice(s: Series, from: number, to: number): Series {
   return { timestamps: s.timestamps.subarray(from, to), values: s.values.subarray(from, to) };
 }
 
-/** `decoded`: where sealed splits decoded by earlier reads are kept (the engine's, on the main thread). */
+/**
+ * `decoded`: where sealed splits decoded by earlier reads are kept (the
+ * engine's, on the main thread). The arrays answered may be views of the
+ * ones kept there: callers must not modify them.
+ */
 export function readMeasures(
   storage: Storage,
   metricId: string,
