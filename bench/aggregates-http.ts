@@ -111,8 +111,8 @@ interface Timing extends Latency {
 }
 
 async function time(http: Client, c: Case, reps: number): Promise<Timing> {
-  const send = () => http.request('POST', c.url, c.body);
-  const bytes = (await send()).length;
+  const send = () => http.send('POST', c.url, c.body);
+  const bytes = await send();
   return { name: c.name, bytes, ...(await timeRequests(reps, 1, send)) };
 }
 

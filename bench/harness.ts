@@ -82,6 +82,13 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
 export interface Client {
   /** Resolves with the whole response body; throws on a 4xx/5xx with the method, path, status and body. */
   request(method: string, path: string, body?: Buffer): Promise<Buffer>;
+  /**
+   * As `request`, resolving with the body's length only: the timed loops
+   * keep no body, and gathering 40 KB answers thousands of times a second
+   * cost the client (on the server's machine) a core's worth of copies and
+   * garbage collection.
+   */
+  send(method: string, path: string, body?: Buffer): Promise<number>;
   /** Closes the kept-alive sockets. */
   close(): void;
 }
@@ -95,23 +102,31 @@ export interface Client {
 export function client(base: string, maxSockets: number): Client {
   const { hostname, port } = new URL(base);
   const agent = new Agent({ keepAlive: true, maxSockets });
-  const request = (method: string, path: string, body?: Buffer) =>
-    new Promise<Buffer>((resolve, reject) => {
+  const call = <T>(method: string, path: string, body: Buffer | undefined, keep: boolean, answer: (chunks: Buffer[], length: number) => T) =>
+    new Promise<T>((resolve, reject) => {
       const headers = body === undefined ? AUTH : { ...JSON_HEADERS, 'content-length': body.length };
       const req = httpRequest({ agent, hostname, port, method, path, headers }, (res) => {
+        const failed = res.statusCode! >= 400;
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let length = 0;
+        res.on('data', (chunk: Buffer) => {
+          length += chunk.length;
+          if (keep || failed) chunks.push(chunk);
+        });
         res.on('error', reject);
         res.on('end', () => {
-          const data = Buffer.concat(chunks);
-          if (res.statusCode! >= 400) reject(new Error(`${method} ${path}: ${res.statusCode} ${data.toString()}`));
-          else resolve(data);
+          if (failed) reject(new Error(`${method} ${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`));
+          else resolve(answer(chunks, length));
         });
       });
       req.on('error', reject);
       req.end(body);
     });
-  return { request, close: () => agent.destroy() };
+  return {
+    request: (method, path, body) => call(method, path, body, true, (chunks) => Buffer.concat(chunks)),
+    send: (method, path, body) => call(method, path, body, false, (_, length) => length),
+    close: () => agent.destroy(),
+  };
 }
 
 /** The p-th percentile of an ascending array (nearest rank). */

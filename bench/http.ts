@@ -21,7 +21,7 @@
  *
  * Prints a table and writes bench/results/http.json.
  */
-import { type Latency, batchBodies, bytesWritten, client, createBenchPolicy, createMetrics, iso, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
+import { type Client, type Latency, batchBodies, bytesWritten, client, createBenchPolicy, createMetrics, iso, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -85,8 +85,11 @@ interface Read extends Latency {
   expectedPoints?: number;
 }
 
+/** The method, path and body of the next request to time. */
+type NextRequest = () => [method: string, path: string, body?: Buffer];
+
 /**
- * Counts the points of one response of `send`, warning when they are not
+ * Counts the points of one response to `next`, warning when they are not
  * `expected` (the figures then do not hold for the size in `name`), then
  * times `requests` of them from `clients` clients.
  */
@@ -94,14 +97,15 @@ async function timeRead(
   name: string,
   requests: number,
   clients: number,
-  send: () => Promise<Buffer>,
+  http: Client,
+  next: NextRequest,
   count: (body: Buffer) => number,
   expected?: number,
 ): Promise<Read> {
-  const points = count(await send());
+  const points = count(await http.request(...next()));
   const short = expected !== undefined && points !== expected;
   if (short) console.warn(`${name}: the server returned ${points} points, expected ${expected}`);
-  return { name, points, ...(short ? { expectedPoints: expected } : {}), ...(await timeRequests(requests, clients, send)) };
+  return { name, points, ...(short ? { expectedPoints: expected } : {}), ...(await timeRequests(requests, clients, () => http.send(...next()))) };
 }
 
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
@@ -136,16 +140,16 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     const from = START_S + Math.floor((opts.points - windowPoints) / 2);
     const window = `granularity=1&start=${iso(from)}&stop=${iso(from + windowPoints)}`;
     const listed = (body: Buffer) => (JSON.parse(body.toString()) as unknown[]).length;
-    const readOne = () => http.request('GET', `/v1/metric/${ids[Math.floor(Math.random() * ids.length)]}/measures?${window}`);
+    const readOne: NextRequest = () => ['GET', `/v1/metric/${ids[Math.floor(Math.random() * ids.length)]}/measures?${window}`];
     const reads: Read[] = [];
     const clientCounts = [1, opts['read-concurrency']];
     const clientsName = (clients: number) => `${clients} client${clients === 1 ? '' : 's'}`;
     for (const clients of clientCounts) {
-      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clientsName(clients)}`, opts.reads, clients, readOne, listed, windowPoints));
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clientsName(clients)}`, opts.reads, clients, http, readOne, listed, windowPoints));
     }
     const readNew = newWindows(ids, opts.points, windowPoints, from - START_S);
     for (const clients of clientCounts) {
-      reads.push(await timeRead(`metric read ${n(windowPoints)} points, new window each, ${clientsName(clients)}`, opts.reads, clients, () => http.request('GET', readNew()), listed, windowPoints));
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, new window each, ${clientsName(clients)}`, opts.reads, clients, http, () => ['GET', readNew()], listed, windowPoints));
     }
 
     const aggregated = (body: Buffer) => (JSON.parse(body.toString()) as { measures: { aggregated: unknown[] } }).measures.aggregated.length;
@@ -160,8 +164,8 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
         [` resample ${RESAMPLE_S} s`, `(resample mean ${RESAMPLE_S} ${metric})`, undefined],
       ] as const) {
         const body = Buffer.from(JSON.stringify({ operations: `(aggregate mean ${operand})` }));
-        const send = () => http.request('POST', `/v1/aggregates?${query}`, body);
-        reads.push(await timeRead(`aggregates mean ${n(selected.length)} x ${n(points)}${suffix}`, requests, 1, send, aggregated, expected));
+        const next: NextRequest = () => ['POST', `/v1/aggregates?${query}`, body];
+        reads.push(await timeRead(`aggregates mean ${n(selected.length)} x ${n(points)}${suffix}`, requests, 1, http, next, aggregated, expected));
       }
     }
 
