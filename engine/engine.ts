@@ -278,13 +278,13 @@ export class Engine {
     return this.readSeries(metric, await this.resolveRead(metric, options));
   }
 
-  /** getMeasures' answer as JSON text (see readText). */
-  async getMeasuresText(metric: MetricRecord, options: MeasuresOptions): Promise<string> {
-    return this.readText(metric, await this.resolveRead(metric, options), options.cache);
+  /** getMeasures' answer as JSON (see readJson). */
+  async getMeasuresJson(metric: MetricRecord, options: MeasuresOptions): Promise<Buffer> {
+    return this.readJson(metric, await this.resolveRead(metric, options), options.cache);
   }
 
   /**
-   * A read of `metric` as JSON text (formats/points-json.ts), from the read
+   * A read of `metric` as JSON (formats/points-json.ts), from the read
    * cache when the same read was answered since the metric's data or policy
    * last changed (answers are kept from the second time a read is asked:
    * see ReadCache.admit). Nothing awaits between the read and the store, so
@@ -294,15 +294,15 @@ export class Engine {
    * and invalidates) and while a policy change is being committed (the
    * same, for the index's clear).
    */
-  readText(metric: MetricRecord, read: ReadOptions, cache = true): string {
+  readJson(metric: MetricRecord, read: ReadOptions, cache = true): Buffer {
     const fresh = () => serializePoints(this.readSeries(metric, read));
     if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
     const key = readKey(read);
     const cached = this.readCache.get(metric.id, key);
     if (cached !== undefined) return cached;
-    const text = fresh();
-    if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, text);
-    return text;
+    const answer = fresh();
+    if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, answer);
+    return answer;
   }
 
   /** Reads from storage, through this thread's decoded splits. */

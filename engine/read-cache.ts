@@ -16,7 +16,7 @@ export const ENTRY_OVERHEAD = 160;
 
 interface Entry {
   metricId: string;
-  text: string;
+  answer: Buffer;
   cost: number;
 }
 
@@ -75,26 +75,26 @@ export class ReadCache {
     return false;
   }
 
-  get(metricId: string, key: string): string | undefined {
+  get(metricId: string, key: string): Buffer | undefined {
     const full = fullKey(metricId, key);
     const entry = this.entries.get(full);
     if (entry === undefined) return undefined;
     this.entries.delete(full);
     this.entries.set(full, entry);
-    return entry.text;
+    return entry.answer;
   }
 
   /** Stores an answer, evicting the least recently used ones to make room; an answer larger than the budget is not kept. */
-  set(metricId: string, key: string, text: string): void {
+  set(metricId: string, key: string, answer: Buffer): void {
     const full = fullKey(metricId, key);
-    const cost = ENTRY_OVERHEAD + full.length + text.length;
+    const cost = ENTRY_OVERHEAD + full.length + answer.length;
     if (cost > this.budget) return;
     this.remove(full);
     for (const [oldest] of this.entries) {
       if (this.used + cost <= this.budget) break;
       this.remove(oldest);
     }
-    this.entries.set(full, { metricId, text, cost });
+    this.entries.set(full, { metricId, answer, cost });
     this.used += cost;
     let keys = this.byMetric.get(metricId);
     if (keys === undefined) this.byMetric.set(metricId, (keys = new Set()));

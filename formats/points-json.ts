@@ -15,10 +15,9 @@ export interface PointSeries {
 // `, ["` before a point, `", ` and `, ` around its granularity, and `]` after it.
 const POINT_PUNCTUATION = 10;
 
-// Answers are written into one reused buffer and copied out as a string: a
-// fresh Buffer per answer is external memory to V8, and allocating it made
-// V8 run a full collection every few hundred reads. Buffers needed for
-// larger answers than this are not kept.
+// Answers are written into one reused buffer, room being made for the
+// longest possible points, and copied out at their exact length. Scratch
+// buffers needed for larger answers than this are not kept.
 const MAX_KEPT_SCRATCH = 4 * 1024 * 1024;
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
@@ -34,11 +33,15 @@ function granularityBytes(granularity: number | string): Buffer {
 }
 
 /**
- * `[[timestamp, granularity, value], ...]` as JSON text. This is the hot
- * read path: the text is written as bytes in place, room being made for
- * the longest possible points, so that no string is built per point.
+ * `[[timestamp, granularity, value], ...]` as JSON text (ASCII). This is the
+ * hot read path: the text is written as bytes in place, so that no string
+ * is built per point, and answered as bytes: the server sends them as they
+ * are, where a string would be joined to the response's headers and
+ * encoded again (two more copies of the answer), and the read cache keeps
+ * them. The Buffer is the answer's own (never a slice of a shared pool,
+ * which a kept answer would hold on to).
  */
-export function serializePoints(series: readonly PointSeries[]): string {
+export function serializePoints(series: readonly PointSeries[]): Buffer {
   const granularities = series.map((s) => granularityBytes(s.granularity));
   const capacity = series.reduce(
     (sum, s, i) => sum + s.timestamps.length * (POINT_PUNCTUATION + MAX_TIMESTAMP_LENGTH + granularities[i]!.length + MAX_PY_FLOAT_LENGTH),
@@ -51,7 +54,9 @@ export function serializePoints(series: readonly PointSeries[]): string {
     pos = writePoints(buf, pos, s, granularities[i]!);
   });
   buf[pos++] = 0x5d;
-  return buf.toString('latin1', 0, pos);
+  const answer = Buffer.allocUnsafeSlow(pos);
+  buf.copy(answer, 0, 0, pos);
+  return answer;
 }
 
 /** The points of `s`, each preceded by `, ` unless it is the first of the answer. */

@@ -384,13 +384,13 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       const metric = metrics[0]!;
       const policy = engine.policyOf(metric);
       if (!policy.aggregationMethods.includes(aggregation)) throw new AggregationMethodDoesNotExist(metric.id, aggregation);
-      return engine.readText(metric, {
+      return engine.readJson(metric, {
         method: aggregation,
         granularities,
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, repeatable(query));
+      }, repeatable(query)).toString('latin1');
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

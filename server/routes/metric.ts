@@ -139,7 +139,7 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
       }
     }
   }
-  const text = await ctx.engine.getMeasuresText(metric, {
+  const answer = await ctx.engine.getMeasuresJson(metric, {
     method: single(query, 'aggregation') ?? 'mean',
     refresh: boolParam(query, 'refresh'),
     cache: repeatable(query),
@@ -148,7 +148,8 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
     ...(granularity === undefined ? {} : { granularity }),
     ...(resample === undefined ? {} : { resample }),
   });
-  return reply.type('application/json').send(text);
+  // Fastify adds the charset to string bodies only: the answer is bytes.
+  return reply.type('application/json; charset=utf-8').send(answer);
 }
 
 function parseSorts(query: Query): { key: MetricSortKey; direction: 'asc' | 'desc' }[] {

@@ -1,4 +1,4 @@
-// The engine answers repeated reads from its read cache (Engine.readText)
+// The engine answers repeated reads from its read cache (Engine.readJson)
 // only while nothing may have changed what a fresh read gives: these pin the
 // moments the HTTP tests cannot reach, when a batch's commit or a policy
 // change is visible to this thread but has not been reported yet.
@@ -49,16 +49,16 @@ async function push(from: number, values: number[]): Promise<void> {
 
 /** The values of an answer, in its order. */
 function read(): number[] {
-  return (JSON.parse(engine.readText(metric, READ)) as [string, number, number][]).map(([, , v]) => v);
+  return (JSON.parse(engine.readJson(metric, READ)) as [string, number, number][]).map(([, , v]) => v);
 }
 
-describe('Engine.readText', () => {
+describe('Engine.readJson', () => {
   it('keeps an answer from the second time a read is asked, and answers it from the cache after', async () => {
     await push(0, [1, 2]);
     await engine.refresh([metric.id]);
     const reads = vi.spyOn(engine, 'readSeries');
-    const first = engine.readText(metric, READ);
-    for (let i = 0; i < 3; i++) expect(engine.readText(metric, READ)).toBe(first);
+    const first = engine.readJson(metric, READ);
+    for (let i = 0; i < 3; i++) expect(engine.readJson(metric, READ)).toEqual(first);
     expect(reads).toHaveBeenCalledTimes(2);
   });
 

@@ -11,43 +11,49 @@ const B = '00000000-0000-4000-8000-00000000000b';
 /** What an entry of `key` holding `text` costs for metric A or B (same id length). */
 const cost = (key: string, text: string) => ENTRY_OVERHEAD + A.length + 1 + key.length + text.length;
 
+/** An answer of this ASCII text. */
+const answer = (text: string) => Buffer.from(text, 'latin1');
+
+/** What `get` answers, as text. */
+const asText = (a: Buffer | undefined) => a?.toString('latin1');
+
 describe('ReadCache', () => {
   it('answers what was stored, per metric and key', () => {
     const cache = new ReadCache(1024 ** 2);
-    cache.set(A, 'k1', '[1]');
-    cache.set(A, 'k2', '[2]');
-    cache.set(B, 'k1', '[3]');
-    expect([cache.get(A, 'k1'), cache.get(A, 'k2'), cache.get(B, 'k1'), cache.get(B, 'k2')]).toEqual(['[1]', '[2]', '[3]', undefined]);
+    cache.set(A, 'k1', answer('[1]'));
+    cache.set(A, 'k2', answer('[2]'));
+    cache.set(B, 'k1', answer('[3]'));
+    expect([asText(cache.get(A, 'k1')), asText(cache.get(A, 'k2')), asText(cache.get(B, 'k1')), asText(cache.get(B, 'k2'))]).toEqual(['[1]', '[2]', '[3]', undefined]);
     expect(cache.bytes).toBe(3 * cost('k1', '[1]'));
   });
 
   it('replaces an answer stored again under the same key, counting it once', () => {
     const cache = new ReadCache(1024 ** 2);
-    cache.set(A, 'k', '[1]');
-    cache.set(A, 'k', '[1, 2]');
-    expect(cache.get(A, 'k')).toBe('[1, 2]');
+    cache.set(A, 'k', answer('[1]'));
+    cache.set(A, 'k', answer('[1, 2]'));
+    expect(asText(cache.get(A, 'k'))).toBe('[1, 2]');
     expect([cache.size, cache.bytes]).toEqual([1, cost('k', '[1, 2]')]);
   });
 
   it('evicts the least recently used answers once the budget is spent, a hit counting as a use', () => {
     const text = 'x'.repeat(100);
     const cache = new ReadCache(3 * cost('k1', text));
-    cache.set(A, 'k1', text);
-    cache.set(A, 'k2', text);
-    cache.set(A, 'k3', text);
+    cache.set(A, 'k1', answer(text));
+    cache.set(A, 'k2', answer(text));
+    cache.set(A, 'k3', answer(text));
     cache.get(A, 'k1');
-    cache.set(A, 'k4', text);
+    cache.set(A, 'k4', answer(text));
     expect(['k1', 'k2', 'k3', 'k4'].map((k) => cache.get(A, k) !== undefined)).toEqual([true, false, true, true]);
     expect(cache.bytes).toBe(3 * cost('k1', text));
   });
 
   it('evicts as many answers as a larger one needs', () => {
     const cache = new ReadCache(4 * cost('k1', 'x'));
-    for (const k of ['k1', 'k2', 'k3', 'k4']) cache.set(A, k, 'x');
+    for (const k of ['k1', 'k2', 'k3', 'k4']) cache.set(A, k, answer('x'));
     const big = 'y'.repeat(2 * cost('k1', 'x') - cost('k5', ''));
-    cache.set(B, 'k5', big);
+    cache.set(B, 'k5', answer(big));
     expect(['k1', 'k2', 'k3', 'k4'].map((k) => cache.get(A, k) !== undefined)).toEqual([false, false, true, true]);
-    expect(cache.get(B, 'k5')).toBe(big);
+    expect(asText(cache.get(B, 'k5'))).toBe(big);
     expect(cache.bytes).toBeLessThanOrEqual(cache.budget);
   });
 
@@ -56,15 +62,15 @@ describe('ReadCache', () => {
     ['an answer larger than the budget is not kept', 1000, 'x'.repeat(1000)],
   ])('%s', (_name, budget, text) => {
     const cache = new ReadCache(budget);
-    cache.set(A, 'k', text);
-    expect([cache.get(A, 'k'), cache.size, cache.bytes]).toEqual([undefined, 0, 0]);
+    cache.set(A, 'k', answer(text));
+    expect([asText(cache.get(A, 'k')), cache.size, cache.bytes]).toEqual([undefined, 0, 0]);
   });
 
   it('keeps what it holds when an answer larger than the budget comes', () => {
     const cache = new ReadCache(1000);
-    cache.set(A, 'k1', 'x');
-    cache.set(A, 'k2', 'x'.repeat(1000));
-    expect(cache.get(A, 'k1')).toBe('x');
+    cache.set(A, 'k1', answer('x'));
+    cache.set(A, 'k2', answer('x'.repeat(1000)));
+    expect(asText(cache.get(A, 'k1'))).toBe('x');
   });
 
   it('admits a read from its second asking on, per metric and key, still after its metric changed', () => {
@@ -88,22 +94,22 @@ describe('ReadCache', () => {
 
   it('drops every answer of an invalidated metric and only those', () => {
     const cache = new ReadCache(1024 ** 2);
-    cache.set(A, 'k1', '[1]');
-    cache.set(A, 'k2', '[2]');
-    cache.set(B, 'k1', '[3]');
+    cache.set(A, 'k1', answer('[1]'));
+    cache.set(A, 'k2', answer('[2]'));
+    cache.set(B, 'k1', answer('[3]'));
     cache.invalidate([A, '00000000-0000-4000-8000-0000000000ff']);
-    expect([cache.get(A, 'k1'), cache.get(A, 'k2'), cache.get(B, 'k1')]).toEqual([undefined, undefined, '[3]']);
+    expect([asText(cache.get(A, 'k1')), asText(cache.get(A, 'k2')), asText(cache.get(B, 'k1'))]).toEqual([undefined, undefined, '[3]']);
     expect([cache.size, cache.bytes]).toEqual([1, cost('k1', '[3]')]);
-    cache.set(A, 'k1', '[4]');
-    expect(cache.get(A, 'k1')).toBe('[4]');
+    cache.set(A, 'k1', answer('[4]'));
+    expect(asText(cache.get(A, 'k1'))).toBe('[4]');
   });
 
   it('drops everything on clear', () => {
     const cache = new ReadCache(1024 ** 2);
-    cache.set(A, 'k1', '[1]');
-    cache.set(B, 'k1', '[2]');
+    cache.set(A, 'k1', answer('[1]'));
+    cache.set(B, 'k1', answer('[2]'));
     cache.clear();
-    expect([cache.get(A, 'k1'), cache.get(B, 'k1'), cache.size, cache.bytes]).toEqual([undefined, undefined, 0, 0]);
+    expect([asText(cache.get(A, 'k1')), asText(cache.get(B, 'k1')), cache.size, cache.bytes]).toEqual([undefined, undefined, 0, 0]);
   });
 });
 
