@@ -1,7 +1,7 @@
 /**
- * Decoded sealed splits, so that reads of overlapping windows (a dashboard
- * whose time range moves on every refresh, a window scrolled) decode each
- * split once: decoding a 3,600-row split was ~30% of the main thread's time
+ * Decoded sealed splits (the points of the column a read asked for), so
+ * that reads of overlapping windows (a dashboard whose time range moves on
+ * every refresh, a window scrolled) decode each split once: decoding a 3,600-row split was ~30% of the main thread's time
  * on 1,000-point reads that miss the answer cache. An entry keeps a copy of
  * the encoded bytes it was decoded from and serves only a read that finds
  * exactly those bytes stored: nothing needs invalidating, and a split that
@@ -12,22 +12,16 @@
  * before it is read again (bench:http's 1,000 metrics: 0 hits, every read
  * ~14% dearer than with no cache at all).
  */
-import type { SplitColumns } from './split.js';
+import type { Series } from './aggregation.js';
 
 interface Entry {
   encoded: Buffer;
-  decoded: SplitColumns;
+  decoded: Series;
   cost: number;
   /** Its index in `ids`. */
   slot: number;
 }
 
-function decodedBytes(data: SplitColumns): number {
-  let bytes = data.timestamps.byteLength;
-  for (const c of data.columns) bytes += c?.byteLength ?? 0;
-  for (const p of data.present) bytes += p?.byteLength ?? 0;
-  return bytes;
-}
 
 export class DecodedSplitCache {
   private readonly entries = new Map<string, Entry>();
@@ -46,14 +40,14 @@ export class DecodedSplitCache {
   }
 
   /** The split decoded under `id` from exactly `encoded`, if kept. */
-  get(id: string, encoded: Uint8Array): SplitColumns | undefined {
+  get(id: string, encoded: Uint8Array): Series | undefined {
     const entry = this.entries.get(id);
     return entry !== undefined && entry.encoded.equals(encoded) ? entry.decoded : undefined;
   }
 
   /** Keeps `decoded` (which its users must not modify) with a copy of `encoded`. */
-  set(id: string, encoded: Uint8Array, decoded: SplitColumns): void {
-    const cost = encoded.byteLength + decodedBytes(decoded) + id.length;
+  set(id: string, encoded: Uint8Array, decoded: Series): void {
+    const cost = encoded.byteLength + decoded.timestamps.byteLength + decoded.values.byteLength + id.length;
     if (cost > this.budget) return;
     this.remove(id);
     while (this.used + cost > this.budget) this.remove(this.ids[Math.floor(this.random() * this.ids.length)]!);

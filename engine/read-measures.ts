@@ -18,7 +18,7 @@ import {
 import type { DecodedSplitCache } from './decoded-splits.js';
 import { openSplitOf } from './metric-state.js';
 import { readOpenSplit } from './state-chunks.js';
-import { decodeStoredSplit, splitKeyOf, type SplitColumns } from './split.js';
+import { decodeStoredSplit, POINTS_PER_SPLIT, splitKeyOf, type SplitColumns } from './split.js';
 import type { Storage } from './storage.js';
 
 export interface ReadOptions {
@@ -40,15 +40,40 @@ export interface AggregatedSeries extends Series {
   granularity: number | string;
 }
 
-const NONE = new Float64Array(0);
+/** The points of `data` that have a `column` value (decoded with only that column and those it derives from). */
+function columnOf(data: SplitColumns, column: number): Series {
+  const present = data.present[column];
+  const values = data.columns[column]!;
+  if (present === null || present === undefined) return { timestamps: data.timestamps, values };
+  let n = 0;
+  for (let i = 0; i < values.length; i++) n += present[i]!;
+  const t = new Float64Array(n);
+  const v = new Float64Array(n);
+  for (let i = 0, k = 0; i < values.length; i++) {
+    if (present[i] === 1) {
+      t[k] = data.timestamps[i]!;
+      v[k++] = values[i]!;
+    }
+  }
+  return { timestamps: t, values: v };
+}
 
-/** `data` without the columns decoded only because `column` derives from them (mean from sum and count): less to keep. */
-function onlyColumn(data: SplitColumns, column: number): SplitColumns {
-  return {
-    timestamps: data.timestamps,
-    columns: data.columns.map((c, j) => (j === column ? c : NONE)),
-    present: data.present.map((p, j) => (j === column ? p : null)),
-  };
+/**
+ * Split keys a bounded read looks up one by one rather than through a
+ * cursor over the key range (its set-up is a visible part of a small read);
+ * wider ranges, mostly of absent keys, take the cursor.
+ */
+const MAX_DIRECT_KEYS = 8;
+
+/** The stored split keys of one series within [startKey, endKey). */
+function splitKeys(storage: Storage, metricId: string, granularity: number, startKey: number, endKey: number): Iterable<number> {
+  const span = granularity * POINTS_PER_SPLIT;
+  if (startKey >= 0 && (endKey - startKey) / span <= MAX_DIRECT_KEYS) {
+    const keys: number[] = [];
+    for (let k = startKey; k < endKey; k += span) keys.push(k);
+    return keys;
+  }
+  return storage.splits.getKeys({ start: [metricId, granularity, startKey], end: [metricId, granularity, endKey] }).map((key) => key[2]);
 }
 
 function readColumn(
@@ -64,43 +89,20 @@ function readColumn(
   const ncols = policy.aggregationMethods.length;
   const startKey = start === undefined ? -1 : splitKeyOf(start, granularity);
   const endKey = stop === undefined ? Number.MAX_SAFE_INTEGER : splitKeyOf(stop, granularity) + 1;
-  const ts: Float64Array[] = [];
-  const vs: Float64Array[] = [];
-  let total = 0;
-  const take = (data: SplitColumns) => {
-    const present = data.present[column];
-    const col = data.columns[column]!;
-    if (present === null || present === undefined) {
-      ts.push(data.timestamps);
-      vs.push(col);
-      total += col.length;
-      return;
-    }
-    const t: number[] = [];
-    const v: number[] = [];
-    for (let i = 0; i < col.length; i++) {
-      if (present[i] === 1) {
-        t.push(data.timestamps[i]!);
-        v.push(col[i]!);
-      }
-    }
-    ts.push(Float64Array.from(t));
-    vs.push(Float64Array.from(v));
-    total += t.length;
-  };
-  for (const key of storage.splits.getKeys({ start: [metricId, granularity, startKey], end: [metricId, granularity, endKey] })) {
+  const parts: Series[] = [];
+  for (const key of splitKeys(storage, metricId, granularity, startKey, endKey)) {
     // lmdb-js's shared read buffer, its `length` set to the value's: valid
     // until the next read, so compared or decoded (into new arrays) at once.
-    const shared = storage.splits.getBinaryFast(key);
+    const shared = storage.splits.getBinaryFast([metricId, granularity, key]);
     if (shared === undefined) continue;
     const encoded = shared.subarray(0, shared.length);
-    const id = `${metricId} ${granularity} ${key[2]} ${column}`;
-    let data = decoded?.get(id, encoded);
-    if (data === undefined) {
-      data = onlyColumn(decodeStoredSplit(encoded, key[2], granularity, ncols, column), column);
-      decoded?.set(id, encoded, data);
+    const id = `${metricId} ${granularity} ${key} ${column}`;
+    let points = decoded?.get(id, encoded);
+    if (points === undefined) {
+      points = columnOf(decodeStoredSplit(encoded, key, granularity, ncols, column), column);
+      decoded?.set(id, encoded, points);
     }
-    take(data);
+    parts.push(points);
   }
   // The state is looked at in place rather than copied whole on every read;
   // its open split's rows are copied out before the next read (of its
@@ -108,17 +110,19 @@ function readColumn(
   const state = storage.states.getBinaryFast(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity);
   if (open !== null && open.key >= startKey && open.key < endKey) {
-    take(readOpenSplit(storage, metricId, granularity, { ...open, raw: Uint8Array.from(open.raw) }, column));
+    parts.push(columnOf(readOpenSplit(storage, metricId, granularity, { ...open, raw: Uint8Array.from(open.raw) }, column), column));
   }
   // A window within one split (the usual read) is that split's arrays as they are.
-  if (ts.length === 1) return { timestamps: ts[0]!, values: vs[0]! };
+  if (parts.length === 1) return parts[0]!;
+  let total = 0;
+  for (const p of parts) total += p.timestamps.length;
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   let o = 0;
-  for (let i = 0; i < ts.length; i++) {
-    timestamps.set(ts[i]!, o);
-    values.set(vs[i]!, o);
-    o += ts[i]!.length;
+  for (const p of parts) {
+    timestamps.set(p.timestamps, o);
+    values.set(p.values, o);
+    o += p.timestamps.length;
   }
   return { timestamps, values };
 }

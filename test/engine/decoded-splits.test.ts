@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DecodedSplitCache } from '../../engine/decoded-splits.js';
 import { Engine } from '../../engine/engine.js';
-import type { SplitColumns } from '../../engine/split.js';
+import type { Series } from '../../engine/aggregation.js';
 
-const split = (n: number): SplitColumns => ({ timestamps: new Float64Array(n), columns: [new Float64Array(n)], present: [null] });
+const split = (n: number): Series => ({ timestamps: new Float64Array(n), values: new Float64Array(n) });
 const bytes = (...b: number[]) => Uint8Array.from(b);
 
 describe('DecodedSplitCache', () => {
