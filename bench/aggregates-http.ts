@@ -20,7 +20,7 @@
  * `--server-args "--workers 1"` passes options to it; `--only REGEX` times
  * only the cases whose name matches.
  */
-import { type Client, type Latency, JSON_HEADERS, batchBodies, call, client, createMetrics, iso, pool, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
+import { type Client, type Latency, JSON_HEADERS, batchBodies, call, client, createMetrics, iso, pool, postBatches, runIfMain, startServer, timeLoad, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -110,10 +110,9 @@ interface Timing extends Latency {
   bytes: number;
 }
 
-async function time(http: Client, c: Case, reps: number): Promise<Timing> {
-  const send = () => http.send('POST', c.url, c.body);
-  const bytes = await send();
-  return { name: c.name, bytes, ...(await timeRequests(reps, 1, send)) };
+async function time(base: string, http: Client, c: Case, reps: number): Promise<Timing> {
+  const bytes = (await http.request('POST', c.url, c.body)).length;
+  return { name: c.name, bytes, ...(await timeLoad(base, reps, 1, () => ['POST', c.url, c.body])) };
 }
 
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
@@ -159,7 +158,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       if (only !== undefined && !new RegExp(only).test(c.name)) continue;
       // The big cases take tens of ms: fewer repetitions keep the run short.
       const reps = c.name.startsWith(`mean ${ids.length}x`) || c.name.includes('groupby') ? Math.ceil(opts.reps / 4) : opts.reps;
-      timings.push(await time(http, c, reps));
+      timings.push(await time(base, http, c, reps));
     }
     http.close();
     console.table(

@@ -7,6 +7,7 @@
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes node options to the
  * server process (e.g. to profile it).
  */
+import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -82,51 +83,35 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
 export interface Client {
   /** Resolves with the whole response body; throws on a 4xx/5xx with the method, path, status and body. */
   request(method: string, path: string, body?: Buffer): Promise<Buffer>;
-  /**
-   * As `request`, resolving with the body's length only: the timed loops
-   * keep no body, and gathering 40 KB answers thousands of times a second
-   * cost the client (on the server's machine) a core's worth of copies and
-   * garbage collection.
-   */
-  send(method: string, path: string, body?: Buffer): Promise<number>;
   /** Closes the kept-alive sockets. */
   close(): void;
 }
 
 /**
- * A node:http client over `maxSockets` keep-alive sockets for the timed
- * loops: it shares the machine with the server, and undici's fetch costs
- * several times more CPU per request, which would lower the server's figures.
- * Bodies are pre-encoded JSON.
+ * A node:http client over `maxSockets` keep-alive sockets, for setting up
+ * and checking (undici's fetch costs several times more CPU per request);
+ * timed loads go through timeLoad. Bodies are pre-encoded JSON.
  */
 export function client(base: string, maxSockets: number): Client {
   const { hostname, port } = new URL(base);
   const agent = new Agent({ keepAlive: true, maxSockets });
-  const call = <T>(method: string, path: string, body: Buffer | undefined, keep: boolean, answer: (chunks: Buffer[], length: number) => T) =>
-    new Promise<T>((resolve, reject) => {
+  const request = (method: string, path: string, body?: Buffer) =>
+    new Promise<Buffer>((resolve, reject) => {
       const headers = body === undefined ? AUTH : { ...JSON_HEADERS, 'content-length': body.length };
       const req = httpRequest({ agent, hostname, port, method, path, headers }, (res) => {
-        const failed = res.statusCode! >= 400;
         const chunks: Buffer[] = [];
-        let length = 0;
-        res.on('data', (chunk: Buffer) => {
-          length += chunk.length;
-          if (keep || failed) chunks.push(chunk);
-        });
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
         res.on('end', () => {
-          if (failed) reject(new Error(`${method} ${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`));
-          else resolve(answer(chunks, length));
+          const data = Buffer.concat(chunks);
+          if (res.statusCode! >= 400) reject(new Error(`${method} ${path}: ${res.statusCode} ${data.toString()}`));
+          else resolve(data);
         });
       });
       req.on('error', reject);
       req.end(body);
     });
-  return {
-    request: (method, path, body) => call(method, path, body, true, (chunks) => Buffer.concat(chunks)),
-    send: (method, path, body) => call(method, path, body, false, (_, length) => length),
-    close: () => agent.destroy(),
-  };
+  return { request, close: () => agent.destroy() };
 }
 
 /** The p-th percentile of an ascending array (nearest rank). */
@@ -155,20 +140,22 @@ export interface Latency {
   mean: number;
 }
 
+/** The method, path and body of the next request of a timed load. */
+export type NextRequest = () => [method: string, path: string, body?: Buffer];
+
 /**
- * Times `requests` calls of `send` from `clients` concurrent clients, after
- * a tenth as many (at most 20) untimed ones that let the server's JIT settle.
+ * Times `requests` requests made by `next` from `clients` keep-alive
+ * connections, after a tenth as many (at most 20) untimed ones that let the
+ * server's JIT settle. The load comes from autocannon: the client shares
+ * the 2 cores with the server, and node:http's client spent about twice its
+ * CPU per request (~150 vs ~70 us on 43 KB answers), CPU the server's
+ * figures lost. Latencies are autocannon's per-response times, unrounded.
  */
-export async function timeRequests(requests: number, clients: number, send: () => Promise<unknown>): Promise<Latency> {
-  await pool(Array.from({ length: Math.min(20, Math.ceil(requests / 10)) }), clients, send);
+export async function timeLoad(base: string, requests: number, clients: number, next: NextRequest): Promise<Latency> {
+  await load(base, Math.min(20, Math.ceil(requests / 10)), clients, next);
   const latencies: number[] = [];
   const t0 = performance.now();
-  await pool(Array.from({ length: requests }), clients, async () => {
-    const t = performance.now();
-    await send();
-    latencies.push(performance.now() - t);
-  });
-  const wall = performance.now() - t0;
+  const wall = (await load(base, requests, clients, next, latencies)) - t0;
   latencies.sort((a, b) => a - b);
   const ms = (x: number) => Math.round(x * 1000) / 1000;
   return {
@@ -180,6 +167,39 @@ export async function timeRequests(requests: number, clients: number, send: () =
     p99: ms(percentile(latencies, 99)),
     mean: ms(latencies.reduce((a, b) => a + b, 0) / requests),
   };
+}
+
+/**
+ * `amount` requests of `next` through autocannon, their latencies (ms)
+ * pushed to `latencies`; throws unless all got a 2xx. Resolves with the
+ * time of the last response: autocannon reports the end at its next
+ * once-a-second tick.
+ */
+async function load(base: string, amount: number, clients: number, next: NextRequest, latencies?: number[]): Promise<number> {
+  const options: autocannon.Options = {
+    url: base,
+    connections: clients,
+    amount,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const [method, path, body] = next();
+          return { ...request, method: method as autocannon.Request['method'], path, headers: body === undefined ? AUTH : JSON_HEADERS, ...(body === undefined ? {} : { body }) };
+        },
+      },
+    ],
+  };
+  let last = NaN;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (err, done) => (err ? reject(err) : resolve(done)));
+    instance.on('response', (_client, _status, _bytes, ms) => {
+      last = performance.now();
+      latencies?.push(ms);
+    });
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${failed} of ${amount} requests failed (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)`);
+  return last;
 }
 
 /** Seconds since the epoch as the ISO 8601 string the query parameters take. */

@@ -21,7 +21,7 @@
  *
  * Prints a table and writes bench/results/http.json.
  */
-import { type Client, type Latency, batchBodies, bytesWritten, client, createBenchPolicy, createMetrics, iso, postBatches, runIfMain, startServer, timeRequests, waitForBacklog, writeResult } from './harness.js';
+import { type Client, type Latency, type NextRequest, batchBodies, bytesWritten, client, createBenchPolicy, createMetrics, iso, postBatches, runIfMain, startServer, timeLoad, waitForBacklog, writeResult } from './harness.js';
 
 interface Options {
   metrics: number;
@@ -45,7 +45,7 @@ function parseArgs(argv: string[]): Options {
   const quick = argv.includes('--quick');
   const opts: Options = quick
     ? { metrics: 100, points: 2_000, batch: 10_000, concurrency: 4, reads: 500, 'read-concurrency': 8, 'agg-metrics': 100, 'agg-points': 2_000, 'agg-reps': 40 }
-    : { metrics: 1_000, points: 5_000, batch: 10_000, concurrency: 8, reads: 5_000, 'read-concurrency': 8, 'agg-metrics': 100, 'agg-points': 10_000, 'agg-reps': 200 };
+    : { metrics: 1_000, points: 5_000, batch: 10_000, concurrency: 8, reads: 20_000, 'read-concurrency': 8, 'agg-metrics': 100, 'agg-points': 10_000, 'agg-reps': 200 };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i]!.replace(/^--/, '') as keyof Options;
     if (key in opts && i + 1 < argv.length) opts[key] = Number(argv[++i]);
@@ -85,9 +85,6 @@ interface Read extends Latency {
   expectedPoints?: number;
 }
 
-/** The method, path and body of the next request to time. */
-type NextRequest = () => [method: string, path: string, body?: Buffer];
-
 /**
  * Counts the points of one response to `next`, warning when they are not
  * `expected` (the figures then do not hold for the size in `name`), then
@@ -97,6 +94,7 @@ async function timeRead(
   name: string,
   requests: number,
   clients: number,
+  base: string,
   http: Client,
   next: NextRequest,
   count: (body: Buffer) => number,
@@ -105,7 +103,7 @@ async function timeRead(
   const points = count(await http.request(...next()));
   const short = expected !== undefined && points !== expected;
   if (short) console.warn(`${name}: the server returned ${points} points, expected ${expected}`);
-  return { name, points, ...(short ? { expectedPoints: expected } : {}), ...(await timeRequests(requests, clients, () => http.send(...next()))) };
+  return { name, points, ...(short ? { expectedPoints: expected } : {}), ...(await timeLoad(base, requests, clients, next)) };
 }
 
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
@@ -145,11 +143,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     const clientCounts = [1, opts['read-concurrency']];
     const clientsName = (clients: number) => `${clients} client${clients === 1 ? '' : 's'}`;
     for (const clients of clientCounts) {
-      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clientsName(clients)}`, opts.reads, clients, http, readOne, listed, windowPoints));
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, ${clientsName(clients)}`, opts.reads, clients, base, http, readOne, listed, windowPoints));
     }
     const readNew = newWindows(ids, opts.points, windowPoints, from - START_S);
     for (const clients of clientCounts) {
-      reads.push(await timeRead(`metric read ${n(windowPoints)} points, new window each, ${clientsName(clients)}`, opts.reads, clients, http, () => ['GET', readNew()], listed, windowPoints));
+      reads.push(await timeRead(`metric read ${n(windowPoints)} points, new window each, ${clientsName(clients)}`, opts.reads, clients, base, http, () => ['GET', readNew()], listed, windowPoints));
     }
 
     const aggregated = (body: Buffer) => (JSON.parse(body.toString()) as { measures: { aggregated: unknown[] } }).measures.aggregated.length;
@@ -165,7 +163,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
       ] as const) {
         const body = Buffer.from(JSON.stringify({ operations: `(aggregate mean ${operand})` }));
         const next: NextRequest = () => ['POST', `/v1/aggregates?${query}`, body];
-        reads.push(await timeRead(`aggregates mean ${n(selected.length)} x ${n(points)}${suffix}`, requests, 1, http, next, aggregated, expected));
+        reads.push(await timeRead(`aggregates mean ${n(selected.length)} x ${n(points)}${suffix}`, requests, 1, base, http, next, aggregated, expected));
       }
     }
 
