@@ -163,25 +163,14 @@ function checked(micros: number): number {
 }
 
 /**
- * Whether parseTimestamp reads `input` relative to now ("now", "today", a
- * duration such as "-1 hour"): such a read names a new instant every time.
- */
-export function dependsOnNow(input: unknown): boolean {
-  return (
-    typeof input === 'string' &&
-    parseIsoTimestamp(input, 0, input.length) === undefined &&
-    parsePythonFloat(input) === undefined &&
-    parseNumpyDatetime(input) === undefined
-  );
-}
-
-/**
  * A timestamp in microseconds since the Unix epoch, read as Gnocchi's
  * `utils.to_timestamp` does: a number or numeric string is epoch seconds,
  * then an ISO 8601 date or date-time (naive means UTC), "now" or "today",
- * and last a duration relative to now such as "-2 days".
+ * and last a duration relative to now such as "-2 days". `reading.relative`
+ * is set when the timestamp was read relative to now: such a read names a
+ * new instant every time.
  */
-export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 1000): number {
+export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 1000, reading?: { relative: boolean }): number {
   if (typeof input === 'number') return checked(fromEpochSeconds(input));
   if (typeof input !== 'string') throw new FormatError(UNABLE);
   const iso = parseIsoTimestamp(input, 0, input.length);
@@ -194,22 +183,28 @@ export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 
   // numpy reads "" and "NaT" as not-a-time, which Gnocchi cannot store.
   if (special === '' || special === 'nat') throw new FormatError(UNABLE);
   // numpy's "now" comes from time() and so has whole-second resolution.
-  if (special === 'now') return checked(Math.floor(nowMicros / MICROS_PER_SECOND) * MICROS_PER_SECOND);
+  if (special === 'now') return relativeTo(reading, Math.floor(nowMicros / MICROS_PER_SECOND) * MICROS_PER_SECOND);
   if (special === 'today') {
     const microsPerDay = SECONDS_PER_DAY * MICROS_PER_SECOND;
-    return checked(Math.floor(nowMicros / microsPerDay) * microsPerDay);
+    return relativeTo(reading, Math.floor(nowMicros / microsPerDay) * microsPerDay);
   }
 
   const absolute = parseNumpyDatetime(input);
   if (absolute !== undefined) return checked(absolute);
 
-  let relative: number;
+  let offset: number;
   try {
-    relative = parseDuration(input, { allowNonPositive: true });
+    offset = parseDuration(input, { allowNonPositive: true });
   } catch {
     throw new FormatError(UNABLE);
   }
-  return checked(nowMicros + relative);
+  return relativeTo(reading, nowMicros + offset);
+}
+
+/** `micros`, a timestamp read relative to now, which `reading` is told. */
+function relativeTo(reading: { relative: boolean } | undefined, micros: number): number {
+  if (reading !== undefined) reading.relative = true;
+  return checked(micros);
 }
 
 /** Longest `formatTimestamp` text, for years up to 9999 as Python's datetime: "YYYY-MM-DDTHH:MM:SS.ffffff+00:00". */

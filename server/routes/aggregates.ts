@@ -27,7 +27,7 @@ import {
   parsePrefix,
   type OperationNode,
 } from '../../formats/operations.js';
-import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import { formatTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, many, queryOf, readJsonBody, single, type Query } from '../http.js';
@@ -36,7 +36,7 @@ import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
-import { metricToJson, normalizeUuid, repeatable, TIME_ARGS } from './metric.js';
+import { metricToJson, normalizeUuid, timeRange } from './metric.js';
 
 /**
  * A query reading at most this many points runs inline. Measured with
@@ -56,6 +56,8 @@ const INLINE_MAX_SERIES = 8;
 export interface CommonArgs {
   start?: number;
   stop?: number;
+  /** Whether start or stop is relative to now (see timeRange). */
+  relative?: boolean;
   granularity?: number;
   neededOverlap?: number;
   fill?: Fill;
@@ -81,16 +83,10 @@ export function commonArgs(query: Query): CommonArgs {
     if (!(n >= 0 && n <= 100)) throw argError('needed_overlap', 'Must be a number between 0 and 100');
     out.neededOverlap = n;
   }
-  for (const name of TIME_ARGS) {
-    const raw = single(query, name);
-    if (raw === undefined) continue;
-    try {
-      out[name] = parseTimestamp(raw);
-    } catch (err) {
-      if (err instanceof FormatError) throw argError(name, 'Must be a datetime or a timestamp');
-      throw err;
-    }
-  }
+  const { start, stop, relative } = timeRange(query);
+  if (start !== undefined) out.start = start;
+  if (stop !== undefined) out.stop = stop;
+  if (relative) out.relative = true;
   const granularity = single(query, 'granularity');
   if (granularity !== undefined) {
     try {
@@ -390,7 +386,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, repeatable(query)).toString('latin1');
+      }, args.relative !== true).toString('latin1');
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

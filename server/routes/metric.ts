@@ -9,7 +9,7 @@ import { METRIC_SORT_KEYS, type MetricFilter, type MetricRecord, type MetricSort
 import { checkObject, invalidValue } from '../../engine/validate.js';
 import { parseDuration } from '../../formats/duration.js';
 import { FormatError } from '../../formats/errors.js';
-import { dependsOnNow, parseTimestamp } from '../../formats/timestamp.js';
+import { parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
@@ -89,17 +89,6 @@ export function loadMetric(engine: Engine, who: Identity, id: string, rule: Rule
   return metric;
 }
 
-function timestampArg(query: Query, name: string): number | undefined {
-  const raw = single(query, name);
-  if (raw === undefined) return undefined;
-  try {
-    return parseTimestamp(raw);
-  } catch (err) {
-    if (err instanceof FormatError) throw new ArgumentError('Must be a datetime or a timestamp', name);
-    throw err;
-  }
-}
-
 function durationArg(query: Query, name: string): number | undefined {
   const raw = single(query, name);
   if (raw === undefined) return undefined;
@@ -111,11 +100,26 @@ function durationArg(query: Query, name: string): number | undefined {
   }
 }
 
-export const TIME_ARGS = ['start', 'stop'] as const;
+/** The `start` and `stop` of a read, and whether either is relative to now: such a read names new instants every time. */
+export interface TimeRange {
+  start?: number;
+  stop?: number;
+  relative: boolean;
+}
 
-/** Whether a read may come again, answered the same: not when its start or stop is relative to now. */
-export function repeatable(query: Query): boolean {
-  return !TIME_ARGS.some((name) => dependsOnNow(single(query, name)));
+export function timeRange(query: Query): TimeRange {
+  const range: TimeRange = { relative: false };
+  for (const name of ['start', 'stop'] as const) {
+    const raw = single(query, name);
+    if (raw === undefined) continue;
+    try {
+      range[name] = parseTimestamp(raw, undefined, range);
+    } catch (err) {
+      if (err instanceof FormatError) throw new ArgumentError('Must be a datetime or a timestamp', name);
+      throw err;
+    }
+  }
+  return range;
 }
 
 export async function getMeasures(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, metric: MetricRecord) {
@@ -124,8 +128,7 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
   if (rawResample !== undefined && single(query, 'granularity') === undefined) {
     throw new BadRequest('A granularity must be specified to resample');
   }
-  const start = timestampArg(query, 'start');
-  const stop = timestampArg(query, 'stop');
+  const { start, stop, relative } = timeRange(query);
   const granularity = durationArg(query, 'granularity');
   let resample: Grouping | undefined;
   if (rawResample !== undefined) {
@@ -142,7 +145,8 @@ export async function getMeasures(ctx: AppContext, request: FastifyRequest, repl
   const answer = await ctx.engine.getMeasuresJson(metric, {
     method: single(query, 'aggregation') ?? 'mean',
     refresh: boolParam(query, 'refresh'),
-    cache: repeatable(query),
+    // A read relative to now will not come again: not worth keeping.
+    cache: !relative,
     ...(start === undefined ? {} : { start }),
     ...(stop === undefined ? {} : { stop }),
     ...(granularity === undefined ? {} : { granularity }),

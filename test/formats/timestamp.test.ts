@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { FormatError } from '../../formats/errors.js';
-import { dependsOnNow, formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
+import { formatTimestamp, parseTimestamp } from '../../formats/timestamp.js';
 
 // Expected values were observed with Gnocchi 4.4's utils.to_timestamp and
 // Python's datetime.isoformat() on this machine.
@@ -266,18 +266,24 @@ describe('formatTimestamp', () => {
   });
 });
 
-describe('dependsOnNow', () => {
-  // Pinned against parseTimestamp itself: relative exactly when two "nows" give two answers.
+describe('parseTimestamp: reading.relative', () => {
+  // Pinned against the answer itself: relative exactly when two "nows" give two answers.
   const DAY = 86_400_000_000;
-  it.each(['now', 'NOW', 'today', '-2 days', '+10 minutes', '1 hour'])('is true for %s', (input) => {
-    expect(dependsOnNow(input)).toBe(true);
+  const relative = (input: unknown) => {
+    const reading = { relative: false };
+    parseTimestamp(input, 10 * DAY, reading);
+    return reading.relative;
+  };
+
+  it.each(['now', 'NOW', 'today', '-2 days', '+10 minutes', '1 hour'])('is set for %s', (input) => {
+    expect(relative(input)).toBe(true);
     expect(parseTimestamp(input, 10 * DAY)).not.toBe(parseTimestamp(input, 20 * DAY));
   });
 
-  it.each<unknown>(['2015-03-06T14:33:57', '2015-03-06', '1425652437', '1425652437.5', 1425652437, '2015-03-06T14:33:57+02:00'])(
-    'is false for %s',
+  it.each<unknown>(['2015-03-06T14:33:57', '2015-03-06', '1425652437', '1425652437.5', 1425652437, '2015-03-06T14:33:57+02:00', '2015-03-06 14:33'])(
+    'is left unset for %s',
     (input) => {
-      expect(dependsOnNow(input)).toBe(false);
+      expect(relative(input)).toBe(false);
       expect(parseTimestamp(input, 10 * DAY)).toBe(parseTimestamp(input, 20 * DAY));
     },
   );

@@ -138,9 +138,12 @@ describe('cached single-metric reads', () => {
     const id = await metricWith(t, points(0, 3));
     const size = t.engine.readCache.size;
     const path = query.includes('today') ? `/v1/aggregation/metric?metric=${id}&${query}` : `/v1/metric/${id}/measures?${query}`;
-    const res = await json(t.app, 'GET', path);
-    expect(res.status).toBe(200);
-    expect(res.body).toHaveLength(4);
+    // Asked twice: a read that may come again is kept from its second asking.
+    for (let i = 0; i < 2; i++) {
+      const res = await json(t.app, 'GET', path);
+      expect(res.status).toBe(200);
+      expect(res.body).toHaveLength(4);
+    }
     expect(t.engine.readCache.size).toBe(size);
     // The same read with an absolute time is kept, once asked twice.
     for (let i = 0; i < 2; i++) expect((await read(t, id, `start=${startIso(0)}`)).status).toBe(200);
