@@ -1,11 +1,12 @@
 /**
  * Decoded sealed splits (the points of the column a read asked for), so
  * that reads of overlapping windows (a dashboard whose time range moves on
- * every refresh, a window scrolled) decode each split once: decoding a 3,600-row split was ~30% of the main thread's time
- * on 1,000-point reads that miss the answer cache. An entry keeps a copy of
- * the encoded bytes it was decoded from and serves only a read that finds
- * exactly those bytes stored: nothing needs invalidating, and a split that
- * changed (or a snapshot older or newer than the entry) simply misses.
+ * every refresh, a window scrolled) decode each split once: decoding a
+ * 3,600-row split was ~30% of the main thread's time on 1,000-point reads
+ * that miss the answer cache. An entry keeps a copy of the encoded bytes it
+ * was decoded from and serves only a read that finds exactly those bytes
+ * stored: nothing needs invalidating, and a split that changed (or a
+ * snapshot older or newer than the entry) simply misses.
  * Once the byte budget is spent, a random entry makes room: reads sweeping
  * over more splits than fit (a dashboard of many metrics) keep hitting most
  * of them, where least-recently-used eviction would evict each split just
@@ -21,7 +22,6 @@ interface Entry {
   /** Its index in `ids`. */
   slot: number;
 }
-
 
 export class DecodedSplitCache {
   private readonly entries = new Map<string, Entry>();

@@ -12,8 +12,8 @@ export interface PointSeries {
   values: Float64Array;
 }
 
-// `, ["` before a point, `", ` and `, ` around its granularity, and `]` after it.
-const POINT_PUNCTUATION = 10;
+// `, ["` before a point and `]` after it.
+const POINT_PUNCTUATION = 5;
 
 // Answers are written into one reused buffer, room being made for the
 // longest possible points, and copied out at their exact length. Scratch
@@ -28,8 +28,10 @@ function scratchOf(capacity: number): Buffer {
   return buf;
 }
 
-function granularityBytes(granularity: number | string): Buffer {
-  return Buffer.from(typeof granularity === 'number' ? pyFloat(granularity / 1e6) : JSON.stringify(granularity), 'latin1');
+/** `", ` + the granularity + `, `: the bytes between a point's timestamp and its value. */
+function middleBytes(granularity: number | string): Buffer {
+  const text = typeof granularity === 'number' ? pyFloat(granularity / 1e6) : JSON.stringify(granularity);
+  return Buffer.from(`", ${text}, `, 'latin1');
 }
 
 /**
@@ -42,16 +44,16 @@ function granularityBytes(granularity: number | string): Buffer {
  * which a kept answer would hold on to).
  */
 export function serializePoints(series: readonly PointSeries[]): Buffer {
-  const granularities = series.map((s) => granularityBytes(s.granularity));
+  const middles = series.map((s) => middleBytes(s.granularity));
   const capacity = series.reduce(
-    (sum, s, i) => sum + s.timestamps.length * (POINT_PUNCTUATION + MAX_TIMESTAMP_LENGTH + granularities[i]!.length + MAX_PY_FLOAT_LENGTH),
+    (sum, s, i) => sum + s.timestamps.length * (POINT_PUNCTUATION + MAX_TIMESTAMP_LENGTH + middles[i]!.length + MAX_PY_FLOAT_LENGTH),
     2,
   );
   const buf = scratchOf(capacity);
   let pos = 0;
   buf[pos++] = 0x5b;
   series.forEach((s, i) => {
-    pos = writePoints(buf, pos, s, granularities[i]!);
+    pos = writePoints(buf, pos, s, middles[i]!);
   });
   buf[pos++] = 0x5d;
   const answer = Buffer.allocUnsafeSlow(pos);
@@ -60,10 +62,8 @@ export function serializePoints(series: readonly PointSeries[]): Buffer {
 }
 
 /** The points of `s`, each preceded by `, ` unless it is the first of the answer. */
-function writePoints(buf: Buffer, pos: number, s: PointSeries, granularity: Buffer): number {
+function writePoints(buf: Buffer, pos: number, s: PointSeries, middle: Buffer): number {
   const { timestamps, values } = s;
-  // `", ` + granularity + `, `: the bytes between a point's timestamp and its value.
-  const middle = Buffer.concat([QUOTE_COMMA, granularity, COMMA]);
   const n = middle.length;
   for (let i = 0; i < timestamps.length; i++) {
     if (pos > 1) {
@@ -79,6 +79,3 @@ function writePoints(buf: Buffer, pos: number, s: PointSeries, granularity: Buff
   }
   return pos;
 }
-
-const QUOTE_COMMA = Buffer.from('", ', 'latin1');
-const COMMA = Buffer.from(', ', 'latin1');
