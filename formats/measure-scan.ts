@@ -1,10 +1,12 @@
 /**
  * The fast path for measure pushes: reads the common shapes of
  * `[{"timestamp": ..., "value": ...}, ...]` and of the batch
- * `{"<metric>": [...], ...}` straight from the body text into typed arrays,
- * without building a JSON value per measure. Anything outside that shape
- * (other keys, string or boolean values, numeric-string or relative
- * timestamps, escapes in keys, malformed JSON...) returns null, and the
+ * `{"<metric>": [...], ...}` straight from the body's bytes into typed
+ * arrays, without decoding the body to a string (a large one per push, for
+ * the collector to sweep) or building a JSON value per measure. Anything
+ * outside that shape (other keys, string or boolean values, numeric-string
+ * or relative timestamps, escapes or non-ASCII bytes in strings, malformed
+ * JSON...) returns null, and the
  * caller takes the general path (JSON.parse and `decodeMeasures`), which
  * gives Gnocchi's answers, errors included. So this never decides anything
  * the general path would decide differently; it only decides faster.
@@ -34,7 +36,10 @@ const CLOSE_BRACE = 0x7d;
 const EXACT_POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const MAX_EXACT_DIGITS = 15;
 
-/** Thrown inside the scanner when the text leaves the fast shape; never escapes this module. */
+const TIMESTAMP = Buffer.from('timestamp', 'latin1');
+const VALUE = Buffer.from('value', 'latin1');
+
+/** Thrown inside the scanner when the body leaves the fast shape; never escapes this module. */
 class OffPath extends Error {}
 const OFF_PATH = new OffPath();
 
@@ -47,9 +52,9 @@ class Points {
   values: Float64Array;
   n = 0;
 
-  constructor(textLength: number) {
-    // A measure takes at least ~25 characters of JSON: usually no regrowth.
-    const capacity = Math.ceil(textLength / 24) + 16;
+  constructor(bodyLength: number) {
+    // A measure takes at least ~25 bytes of JSON: usually no regrowth.
+    const capacity = Math.ceil(bodyLength / 24) + 16;
     this.timestamps = new Float64Array(capacity);
     this.values = new Float64Array(capacity);
   }
@@ -84,45 +89,45 @@ class Scanner {
   private kind: 'number' | 'iso' | undefined;
   private readonly points: Points;
 
-  constructor(private readonly text: string) {
-    this.points = new Points(text.length);
+  constructor(private readonly bytes: Buffer) {
+    this.points = new Points(bytes.length);
   }
 
   ws(): void {
-    const t = this.text;
-    let c = t.charCodeAt(this.pos);
-    while (c === SPACE || c === LF || c === CR || c === TAB) c = t.charCodeAt(++this.pos);
+    const b = this.bytes;
+    let c = b[this.pos];
+    while (c === SPACE || c === LF || c === CR || c === TAB) c = b[++this.pos];
   }
 
   /** Skips whitespace, then expects `code`. */
   expect(code: number): void {
     this.ws();
-    if (this.text.charCodeAt(this.pos) !== code) throw OFF_PATH;
+    if (this.bytes[this.pos] !== code) throw OFF_PATH;
     this.pos++;
   }
 
   /** Skips whitespace; consumes `code` if it comes next. */
   accept(code: number): boolean {
     this.ws();
-    if (this.text.charCodeAt(this.pos) !== code) return false;
+    if (this.bytes[this.pos] !== code) return false;
     this.pos++;
     return true;
   }
 
   end(): void {
     this.ws();
-    if (this.pos !== this.text.length) throw OFF_PATH;
+    if (this.pos !== this.bytes.length) throw OFF_PATH;
   }
 
-  /** A string without escapes; returns its [start, end) inside the quotes. */
+  /** A string of ASCII without escapes; returns its [start, end) inside the quotes. */
   stringBounds(): [number, number] {
     this.expect(QUOTE);
     const start = this.pos;
-    const end = this.text.indexOf('"', start);
+    const end = this.bytes.indexOf(QUOTE, start);
     if (end === -1) throw OFF_PATH;
     for (let i = start; i < end; i++) {
-      const c = this.text.charCodeAt(i);
-      if (c < SPACE || c === BACKSLASH) throw OFF_PATH;
+      const c = this.bytes[i]!;
+      if (c < SPACE || c === BACKSLASH || c >= 0x80) throw OFF_PATH;
     }
     this.pos = end + 1;
     return [start, end];
@@ -130,59 +135,59 @@ class Scanner {
 
   string(): string {
     const [start, end] = this.stringBounds();
-    return this.text.slice(start, end);
+    return this.bytes.toString('latin1', start, end);
   }
 
   /** A JSON number, valued exactly as JSON.parse values it. */
   number(): number {
     this.ws();
-    const t = this.text;
+    const t = this.bytes;
     const start = this.pos;
     let i = start;
     let negative = false;
-    if (t.charCodeAt(i) === MINUS) {
+    if (t[i] === MINUS) {
       negative = true;
       i++;
     }
     let mantissa = 0;
     let digits = 0;
     let scale = 0;
-    let c = t.charCodeAt(i);
+    let c = t[i];
     if (c === ZERO) {
-      c = t.charCodeAt(++i);
+      c = t[++i];
     } else if (c > ZERO && c <= NINE) {
       while (c >= ZERO && c <= NINE) {
         mantissa = mantissa * 10 + (c - ZERO);
         digits++;
-        c = t.charCodeAt(++i);
+        c = t[++i];
       }
     } else {
       throw OFF_PATH;
     }
     if (c === DOT) {
-      c = t.charCodeAt(++i);
+      c = t[++i];
       if (!(c >= ZERO && c <= NINE)) throw OFF_PATH;
       while (c >= ZERO && c <= NINE) {
         mantissa = mantissa * 10 + (c - ZERO);
         if (mantissa !== 0) digits++;
         scale--;
-        c = t.charCodeAt(++i);
+        c = t[++i];
       }
     }
     let exact = true;
     if (c === 0x65 || c === 0x45) {
-      c = t.charCodeAt(++i);
+      c = t[++i];
       let sign = 1;
       if (c === MINUS || c === PLUS) {
         sign = c === MINUS ? -1 : 1;
-        c = t.charCodeAt(++i);
+        c = t[++i];
       }
       if (!(c >= ZERO && c <= NINE)) throw OFF_PATH;
       let exponent = 0;
       while (c >= ZERO && c <= NINE) {
         exponent = exponent * 10 + (c - ZERO);
         if (exponent > 400) exact = false;
-        c = t.charCodeAt(++i);
+        c = t[++i];
       }
       scale += sign * exponent;
     }
@@ -192,15 +197,16 @@ class Scanner {
       const magnitude = scale >= 0 ? mantissa * EXACT_POWERS[scale]! : mantissa / EXACT_POWERS[-scale]!;
       return negative ? -magnitude : magnitude;
     }
-    return Number(t.slice(start, i));
+    return Number(t.toString('latin1', start, i));
   }
 
   /** True when the next thing is the string `"word"`, which is then consumed. */
-  word(word: string): boolean {
+  word(word: Uint8Array): boolean {
     this.ws();
-    const t = this.text;
+    const b = this.bytes;
     const p = this.pos;
-    if (t.charCodeAt(p) !== QUOTE || t.charCodeAt(p + word.length + 1) !== QUOTE || !t.startsWith(word, p + 1)) return false;
+    if (b[p] !== QUOTE || b[p + word.length + 1] !== QUOTE) return false;
+    for (let i = 0; i < word.length; i++) if (b[p + 1 + i] !== word[i]) return false;
     this.pos = p + word.length + 2;
     return true;
   }
@@ -208,11 +214,11 @@ class Scanner {
   timestamp(): number {
     this.ws();
     let micros: number | undefined;
-    if (this.text.charCodeAt(this.pos) === QUOTE) {
+    if (this.bytes[this.pos] === QUOTE) {
       if (this.kind === 'number') throw OFF_PATH;
       this.kind = 'iso';
       const [start, end] = this.stringBounds();
-      micros = parseIsoTimestamp(this.text, start, end);
+      micros = parseIsoTimestamp(this.bytes, start, end);
     } else {
       if (this.kind === 'iso') throw OFF_PATH;
       this.kind = 'number';
@@ -227,18 +233,18 @@ class Scanner {
     this.expect(OPEN_BRACE);
     let timestamp: number;
     let value: number;
-    if (this.word('timestamp')) {
+    if (this.word(TIMESTAMP)) {
       this.expect(COLON);
       timestamp = this.timestamp();
       this.expect(COMMA);
-      if (!this.word('value')) throw OFF_PATH;
+      if (!this.word(VALUE)) throw OFF_PATH;
       this.expect(COLON);
       value = this.number();
-    } else if (this.word('value')) {
+    } else if (this.word(VALUE)) {
       this.expect(COLON);
       value = this.number();
       this.expect(COMMA);
-      if (!this.word('timestamp')) throw OFF_PATH;
+      if (!this.word(TIMESTAMP)) throw OFF_PATH;
       this.expect(COLON);
       timestamp = this.timestamp();
     } else {
@@ -261,8 +267,8 @@ class Scanner {
   }
 }
 
-function scan<T>(text: string, read: (s: Scanner) => T): T | null {
-  const s = new Scanner(text);
+function scan<T>(bytes: Buffer, read: (s: Scanner) => T): T | null {
+  const s = new Scanner(bytes);
   try {
     const result = read(s);
     s.end();
@@ -274,8 +280,8 @@ function scan<T>(text: string, read: (s: Scanner) => T): T | null {
 }
 
 /** A measure list body, or null to take the general path. */
-export function scanMeasureList(text: string): DecodedMeasures | null {
-  return scan(text, (s) => s.list());
+export function scanMeasureList(bytes: Buffer): DecodedMeasures | null {
+  return scan(bytes, (s) => s.list());
 }
 
 /** A batch body's lists in body order, each with its key as written. */
@@ -290,8 +296,8 @@ export interface ScannedBatch {
  * caller must step aside on one (which it finds anyway in indexing lists by
  * metric; a Map by key here cost more than the rest of the scan).
  */
-export function scanMeasureBatch(text: string): ScannedBatch | null {
-  return scan(text, (s) => {
+export function scanMeasureBatch(bytes: Buffer): ScannedBatch | null {
+  return scan(bytes, (s) => {
     const batch: ScannedBatch = { keys: [], lists: [] };
     s.expect(OPEN_BRACE);
     if (s.accept(CLOSE_BRACE)) return batch;

@@ -75,42 +75,43 @@ export function parseNumpyDatetime(text: string): number | undefined {
   return seconds * MICROS_PER_SECOND + micros;
 }
 
-const digitAt = (text: string, i: number): number => {
-  const d = text.charCodeAt(i) - 0x30;
+const digitAt = (bytes: Uint8Array, i: number): number => {
+  const d = bytes[i]! - 0x30;
   return d >= 0 && d <= 9 ? d : Number.NaN;
 };
-const twoDigits = (text: string, i: number): number => digitAt(text, i) * 10 + digitAt(text, i + 1);
+const twoDigits = (bytes: Uint8Array, i: number): number => digitAt(bytes, i) * 10 + digitAt(bytes, i + 1);
 
 /**
  * The canonical ISO 8601 forms clients send (`YYYY-MM-DDTHH:MM:SS`, an
- * optional fraction, an optional `Z` or `±HH:MM`/`±HHMM` offset) of
- * text[start, end), read without a regular expression: measure pushes parse
- * one per point. The value is the one `parseNumpyDatetime` gives; anything
- * else, including instants it would refuse, is undefined and goes the
- * general way.
+ * optional fraction, an optional `Z` or `±HH:MM`/`±HHMM` offset) of the
+ * ASCII bytes[start, end), read without a regular expression: measure
+ * pushes parse one per point, from the body's bytes. The value is the one
+ * `parseNumpyDatetime` gives; anything else, including instants it would
+ * refuse, is undefined and goes the general way. Bytes past `end` may be
+ * looked at, never counted.
  */
-export function parseIsoTimestamp(text: string, start: number, end: number): number | undefined {
+export function parseIsoTimestamp(bytes: Uint8Array, start: number, end: number): number | undefined {
   if (end - start < 19) return undefined;
-  const year = digitAt(text, start) * 1000 + digitAt(text, start + 1) * 100 + twoDigits(text, start + 2);
-  const month = twoDigits(text, start + 5);
-  const day = twoDigits(text, start + 8);
-  const hour = twoDigits(text, start + 11);
-  const minute = twoDigits(text, start + 14);
-  const second = twoDigits(text, start + 17);
-  const sep = text.charCodeAt(start + 10);
+  const year = digitAt(bytes, start) * 1000 + digitAt(bytes, start + 1) * 100 + twoDigits(bytes, start + 2);
+  const month = twoDigits(bytes, start + 5);
+  const day = twoDigits(bytes, start + 8);
+  const hour = twoDigits(bytes, start + 11);
+  const minute = twoDigits(bytes, start + 14);
+  const second = twoDigits(bytes, start + 17);
+  const sep = bytes[start + 10];
   if (
-    text.charCodeAt(start + 4) !== 0x2d || text.charCodeAt(start + 7) !== 0x2d || (sep !== 0x54 && sep !== 0x20) ||
-    text.charCodeAt(start + 13) !== 0x3a || text.charCodeAt(start + 16) !== 0x3a
+    bytes[start + 4] !== 0x2d || bytes[start + 7] !== 0x2d || (sep !== 0x54 && sep !== 0x20) ||
+    bytes[start + 13] !== 0x3a || bytes[start + 16] !== 0x3a
   ) {
     return undefined;
   }
   let i = start + 19;
   let micros = 0;
-  if (text.charCodeAt(i) === 0x2e && i < end) {
+  if (bytes[i] === 0x2e && i < end) {
     i++;
     let digits = 0;
     let roundUp = 0;
-    for (let d = digitAt(text, i); i < end && digits < 18 && d >= 0; d = digitAt(text, ++i), digits++) {
+    for (let d = digitAt(bytes, i); i < end && digits < 18 && d >= 0; d = digitAt(bytes, ++i), digits++) {
       if (digits < 6) micros = micros * 10 + d;
       else if (digits === 6 && d >= 5) roundUp = 1;
     }
@@ -119,12 +120,12 @@ export function parseIsoTimestamp(text: string, start: number, end: number): num
   }
   let offset = 0;
   if (i < end) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i];
     if (c === 0x5a && i + 1 === end) i++;
     else if (c === 0x2b || c === 0x2d) {
-      const offsetHour = twoDigits(text, i + 1);
-      const colon = text.charCodeAt(i + 3) === 0x3a ? 1 : 0;
-      const offsetMinute = twoDigits(text, i + 3 + colon);
+      const offsetHour = twoDigits(bytes, i + 1);
+      const colon = bytes[i + 3] === 0x3a ? 1 : 0;
+      const offsetMinute = twoDigits(bytes, i + 3 + colon);
       if (i + 5 + colon !== end || !(offsetHour < 24) || !(offsetMinute < 60)) return undefined;
       offset = (c === 0x2d ? -1 : 1) * (offsetHour * 3_600 + offsetMinute * 60);
       i = end;
@@ -136,6 +137,21 @@ export function parseIsoTimestamp(text: string, start: number, end: number): num
   const seconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3_600 + minute * 60 + second - offset;
   const result = seconds * MICROS_PER_SECOND + micros;
   return seconds >= 0 && Number.isSafeInteger(result) ? result : undefined;
+}
+
+// The longest text parseIsoTimestamp reads: a date-time, 18 fraction digits, an offset.
+const ISO_MAX_LENGTH = 50;
+const isoScratch = new Uint8Array(ISO_MAX_LENGTH);
+
+/** parseIsoTimestamp of a string (its bytes, when it is ASCII and short enough to be one). */
+function parseIsoText(text: string): number | undefined {
+  if (text.length > ISO_MAX_LENGTH) return undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) return undefined;
+    isoScratch[i] = c;
+  }
+  return parseIsoTimestamp(isoScratch, 0, text.length);
 }
 
 /** Epoch seconds as microseconds when `parseTimestamp` would accept them, else undefined (without throwing). */
@@ -173,7 +189,7 @@ function checked(micros: number): number {
 export function parseTimestamp(input: unknown, nowMicros: number = Date.now() * 1000, reading?: { relative: boolean }): number {
   if (typeof input === 'number') return checked(fromEpochSeconds(input));
   if (typeof input !== 'string') throw new FormatError(UNABLE);
-  const iso = parseIsoTimestamp(input, 0, input.length);
+  const iso = parseIsoText(input);
   if (iso !== undefined) return iso;
 
   const seconds = parsePythonFloat(input);

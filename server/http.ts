@@ -15,17 +15,22 @@ export function readJsonBody(request: FastifyRequest, accepted: readonly string[
 
 /** The body as text, once its media type is one of `accepted` (else 415). */
 export function jsonBodyText(request: FastifyRequest, accepted: readonly string[] = ['application/json']): string {
+  return utf8Text(jsonBodyBytes(request, accepted));
+}
+
+/** The body's bytes, once its media type is one of `accepted` (else 415). */
+export function jsonBodyBytes(request: FastifyRequest, accepted: readonly string[] = ['application/json']): Buffer {
   const header = request.headers['content-type'] ?? '';
   const mime = header.split(';')[0]!.trim().toLowerCase();
   if (!accepted.includes(mime)) {
     throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
   }
   const raw = request.body;
-  return Buffer.isBuffer(raw) ? utf8Text(raw) : typeof raw === 'string' ? raw : '';
+  return Buffer.isBuffer(raw) ? raw : Buffer.from(typeof raw === 'string' ? raw : '');
 }
 
-/** ASCII (most bodies) reads the same as Latin-1, which decodes with a plain copy: ~2x faster. */
-function utf8Text(bytes: Buffer): string {
+/** The text of UTF-8 bytes: ASCII (most bodies) reads the same as Latin-1, which decodes with a plain copy, ~2x faster. */
+export function utf8Text(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 

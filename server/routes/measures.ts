@@ -9,7 +9,7 @@ import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
 import { scanMeasureBatch, scanMeasureList } from '../../formats/measure-scan.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
-import { jsonBodyText, parseJsonText } from '../http.js';
+import { jsonBodyBytes, parseJsonText, utf8Text } from '../http.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 import { normalizeUuid } from './metric.js';
@@ -57,8 +57,8 @@ class Push {
  * out, once; null when the general path must decide (other forms of ids,
  * unknown or repeated metrics, bodies the scanner does not read).
  */
-function scannedPush(engine: Engine, text: string): Push | null {
-  const scanned = scanMeasureBatch(text);
+function scannedPush(engine: Engine, body: Buffer): Push | null {
+  const scanned = scanMeasureBatch(body);
   if (scanned === null) return null;
   const push = new Push();
   for (let i = 0; i < scanned.keys.length; i++) {
@@ -84,8 +84,8 @@ function decodedPush(engine: Engine, text: string): Push {
 
 /** A measure list body: the fast path, else JSON and `decodeMeasures`. */
 export function readMeasuresBody(request: FastifyRequest): Series {
-  const text = jsonBodyText(request);
-  return scanMeasureList(text) ?? decodeMeasuresBody(parseJsonText(text));
+  const body = jsonBodyBytes(request);
+  return scanMeasureList(body) ?? decodeMeasuresBody(parseJsonText(utf8Text(body)));
 }
 
 export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -93,8 +93,8 @@ export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   app.post('/v1/batch/metrics/measures', async (request, reply) => {
     const who = identify(request);
-    const text = jsonBodyText(request);
-    const push = scannedPush(engine, text) ?? decodedPush(engine, text);
+    const body = jsonBodyBytes(request);
+    const push = scannedPush(engine, body) ?? decodedPush(engine, utf8Text(body));
     // The policy sees a metric only through its creator: one check per creator decides for all.
     for (const creator of push.creators) enforce('post measures', who, creatorTarget(creator));
     await engine.addMeasures(push.measures);

@@ -14,8 +14,11 @@ function general(text: string): { timestamps: number[]; values: number[] } {
   return { timestamps: [...d.timestamps], values: [...d.values] };
 }
 
+/** A body's bytes, as the server receives them. */
+const bytes = (text: string) => Buffer.from(text, 'utf8');
+
 function scanned(text: string): { timestamps: number[]; values: number[] } | null {
-  const d = scanMeasureList(text);
+  const d = scanMeasureList(bytes(text));
   return d === null ? null : { timestamps: [...d.timestamps], values: [...d.values] };
 }
 
@@ -78,29 +81,31 @@ describe('scanMeasureList steps aside', () => {
     ['trailing text', '[{"timestamp": 1, "value": 1}] x'],
     ['an object instead of a list', '{"timestamp": 1, "value": 1}'],
     ['empty text', ''],
+    ['non-ASCII bytes in a timestamp', '[{"timestamp": "2024-01-01T00:00:00 ", "value": 1}]'],
   ])('on %s', (_name, text) => {
-    expect(scanMeasureList(text)).toBeNull();
+    expect(scanMeasureList(bytes(text))).toBeNull();
   });
 });
 
 describe('scanMeasureBatch', () => {
   it('reads each metric list in body order', () => {
     const text = '{"b": [{"timestamp": 2, "value": 3}], "a": [], "c": [{"timestamp": 1, "value": 1}]}';
-    const batch = scanMeasureBatch(text)!;
+    const batch = scanMeasureBatch(bytes(text))!;
     expect(batch.keys).toEqual(['b', 'a', 'c']);
     expect([...batch.lists[0]!.values]).toEqual([3]);
     expect(batch.lists[1]!.timestamps.length).toBe(0);
   });
 
   it('keeps a repeated key twice, for the caller to step aside', () => {
-    expect(scanMeasureBatch('{"a": [], "a": [{"timestamp": 1, "value": 1}]}')!.keys).toEqual(['a', 'a']);
+    expect(scanMeasureBatch(bytes('{"a": [], "a": [{"timestamp": 1, "value": 1}]}'))!.keys).toEqual(['a', 'a']);
   });
 
   it.each([
     ['a list instead of an object', '[]'],
     ['an off-path list inside', '{"a": [{"timestamp": 1, "value": "x"}]}'],
+    ['a key of non-ASCII characters', '{"métrique": []}'],
   ])('steps aside on %s', (_name, text) => {
-    expect(scanMeasureBatch(text)).toBeNull();
+    expect(scanMeasureBatch(bytes(text))).toBeNull();
   });
 });
 
@@ -117,7 +122,7 @@ describe('parseIsoTimestamp', () => {
         `${pad(Math.floor(1960 + next() * 100), 4)}-${pad(Math.floor(next() * 14), 2)}-${pad(Math.floor(next() * 32), 2)}` +
         `${pick(['T', ' ', 'x'])}${pad(Math.floor(next() * 25), 2)}:${pad(Math.floor(next() * 61), 2)}:${pad(Math.floor(next() * 61), 2)}` +
         fraction + zone;
-      const fast = parseIsoTimestamp(text, 0, text.length);
+      const fast = parseIsoTimestamp(bytes(text), 0, text.length);
       if (fast === undefined) continue;
       answered++;
       expect(fast, text).toBe(parseNumpyDatetime(text));
@@ -127,6 +132,6 @@ describe('parseIsoTimestamp', () => {
 
   it('reads part of a longer text', () => {
     const text = 'xx"2024-01-01T00:00:01Z"';
-    expect(parseIsoTimestamp(text, 3, text.length - 1)).toBe(Date.UTC(2024, 0, 1, 0, 0, 1) * 1000);
+    expect(parseIsoTimestamp(bytes(text), 3, text.length - 1)).toBe(Date.UTC(2024, 0, 1, 0, 0, 1) * 1000);
   });
 });
