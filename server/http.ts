@@ -25,6 +25,11 @@ export function jsonBodyBytes(request: FastifyRequest, accepted: readonly string
   if (!accepted.includes(mime)) {
     throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
   }
+  return bodyBytes(request);
+}
+
+/** The body's bytes as the content parser left them (a Buffer); empty without a body. */
+export function bodyBytes(request: FastifyRequest): Buffer {
   const raw = request.body;
   return Buffer.isBuffer(raw) ? raw : Buffer.from(typeof raw === 'string' ? raw : '');
 }

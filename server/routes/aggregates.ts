@@ -83,10 +83,7 @@ export function commonArgs(query: Query): CommonArgs {
     if (!(n >= 0 && n <= 100)) throw argError('needed_overlap', 'Must be a number between 0 and 100');
     out.neededOverlap = n;
   }
-  const { start, stop, relative } = timeRange(query);
-  if (start !== undefined) out.start = start;
-  if (stop !== undefined) out.stop = stop;
-  if (relative) out.relative = true;
+  Object.assign(out, timeRange(query));
   const granularity = single(query, 'granularity');
   if (granularity !== undefined) {
     try {
@@ -386,7 +383,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, args.relative !== true).toString('latin1');
+      }, !args.relative).toString('latin1');
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

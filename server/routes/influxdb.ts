@@ -21,7 +21,7 @@ import { isPrecision, LineProtocolError, parseLines, timestampMicros, type Point
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
-import { queryOf, single } from '../http.js';
+import { bodyBytes, queryOf, single } from '../http.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 
@@ -132,8 +132,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     if (!isPrecision(precision)) throw new ArgumentError(`Invalid precision: ${precision}`, 'precision');
     const header = request.headers[TAG_RESOURCE_ID_HEADER];
     const tagToRid = (Array.isArray(header) ? header[0] : header) ?? DEFAULT_TAG_RESOURCE_ID;
-    const raw = request.body;
-    const body = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw) : Buffer.alloc(0);
+    const body = bodyBytes(request);
     if (body.length === 0) return reply.code(204).send();
 
     let points: Point[];

@@ -22,6 +22,7 @@ import { decodeRemoteWrite, PrometheusDecodeError, PrometheusTooLarge, type Writ
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
+import { bodyBytes } from '../http.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 
@@ -71,8 +72,7 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
 
   app.post('/v1/prometheus/write', async (request, reply) => {
     const who = identify(request);
-    const raw = request.body;
-    const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+    const body = bodyBytes(request);
     let decoded: WriteRequest;
     try {
       decoded = decodeRemoteWrite(body, config.bodyLimit);
