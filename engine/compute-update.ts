@@ -19,6 +19,8 @@ export interface GranularityUpdate {
 
 export interface MetricUpdate {
   tail: Series;
+  /** The oldest raw point this update added or replaced: the tail is unchanged before it. */
+  firstChanged: number;
   granularities: GranularityUpdate[];
   /** Measures that were aggregated (after dropping those too old). */
   accepted: number;
@@ -46,29 +48,50 @@ function strictlyIncreasing(ts: Float64Array): boolean {
 }
 
 /**
- * Concatenates batches in arrival order and sorts them by timestamp, keeping
- * the first received point of each timestamp.
+ * Measures of one or more pushes back to back, in arrival order: push k
+ * holds the points from `ends[k - 1]` (0 for the first) to `ends[k]`.
  */
-export function sortMeasures(batches: Series[], alloc: Float64Alloc = freshFloat64): Series {
-  // One batch already in order (the usual case) is taken as it is.
-  if (batches.length === 1 && strictlyIncreasing(batches[0]!.timestamps)) return batches[0]!;
+export interface Received {
+  points: Series;
+  ends: readonly number[];
+}
+
+/** `batches` as one push each, in this order (for callers that hold them apart). */
+export function receivedOf(batches: Series[], alloc: Float64Alloc = freshFloat64): Received {
+  if (batches.length === 1) return { points: batches[0]!, ends: [batches[0]!.timestamps.length] };
   let n = 0;
   for (const b of batches) n += b.timestamps.length;
-  const ts = alloc(n);
-  const vs = alloc(n);
+  const timestamps = alloc(n);
+  const values = alloc(n);
+  const ends: number[] = [];
   let o = 0;
-  let sorted = true;
   for (const b of batches) {
-    ts.set(b.timestamps, o);
-    vs.set(b.values, o);
+    timestamps.set(b.timestamps, o);
+    values.set(b.values, o);
     o += b.timestamps.length;
+    ends.push(o);
   }
-  for (let i = 1; i < n && sorted; i++) if (ts[i]! <= ts[i - 1]!) sorted = false;
-  if (sorted) return { timestamps: ts, values: vs };
+  return { points: { timestamps, values }, ends };
+}
+
+/**
+ * The received points sorted by timestamp, one per timestamp: of several,
+ * the newest push's, and within one push the first (Gnocchi's rule: a later
+ * push replaces a raw value, while one push keeps the first it gives).
+ */
+export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloat64): Series {
+  const { points, ends } = received;
+  // Points already in order without repeats (the usual case) are taken as they are.
+  if (strictlyIncreasing(points.timestamps)) return points;
+  const ts = points.timestamps;
+  const vs = points.values;
+  const n = ts.length;
+  const push = new Uint32Array(n);
+  for (let k = 0, i = 0; k < ends.length; k++) for (; i < ends[k]!; i++) push[i] = k;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  // Stable: ties keep arrival order, so the first received comes first.
-  order.sort((x, y) => ts[x]! - ts[y]! || x - y);
+  // The winner of each timestamp comes first: newest push, then earliest in it.
+  order.sort((x, y) => ts[x]! - ts[y]! || push[y]! - push[x]! || x - y);
   const outT = alloc(n);
   const outV = alloc(n);
   let m = 0;
@@ -120,10 +143,11 @@ function firstBlockTimestamp(last: number, blockSize: number, backWindow: number
 }
 
 /**
- * The update `received` makes to a metric whose raw tail is `tail`. Its
+ * The update `received` makes to a metric whose raw tail is `tail`: a
+ * received point replaces the tail's point of the same timestamp. Its
  * series (the new tail included) may be taken from `alloc`.
  */
-export function computeUpdate(policy: ArchivePolicy, tail: Series | null, received: Series[], alloc: Float64Alloc = freshFloat64): MetricUpdate | null {
+export function computeUpdate(policy: ArchivePolicy, tail: Series | null, received: Received, alloc: Float64Alloc = freshFloat64): MetricUpdate | null {
   let measures = sortMeasures(received, alloc);
   if (measures.timestamps.length === 0) return null;
   const firstReceived = measures.timestamps[0]!;
@@ -134,7 +158,7 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
     measures = sliceSeries(measures, lowerBound(measures.timestamps, limit));
     if (measures.timestamps.length === 0) return null;
   }
-  const merged = tail === null ? measures : mergeKeepFirst(tail, measures, alloc);
+  const merged = tail === null ? measures : mergeKeepFirst(measures, tail, alloc);
   const first = Math.max(merged.timestamps[0]!, firstReceived);
   const methods = policyMethods(policy);
 
@@ -169,5 +193,5 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
   const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));
-  return { tail: newTail, granularities, accepted: measures.timestamps.length };
+  return { tail: newTail, firstChanged: measures.timestamps[0]!, granularities, accepted: measures.timestamps.length };
 }

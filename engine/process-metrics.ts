@@ -9,8 +9,7 @@
  * writes. Runs in a worker thread, or inline.
  */
 import type { ArchivePolicy } from './archive-policy.js';
-import type { Series } from './aggregation.js';
-import { computeUpdate, type GranularityUpdate } from './compute-update.js';
+import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
 import { WriteQueue, type RecordWriter } from './record-writes.js';
@@ -39,9 +38,10 @@ const MAX_KEY = Number.MAX_SAFE_INTEGER;
 /**
  * Each job's pending points that its state does not hold yet (a retry after
  * a crash must not count them twice), in record order, copied into one
- * series per job; each record is looked up once per batch.
+ * series per job with where each push ends; each record is looked up once
+ * per batch.
  */
-function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricState | null)[]): (Series | null)[] {
+function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricState | null)[]): (Received | null)[] {
   const wanted = new Map<number, [job: number, ref: IncomingRef][]>();
   const sizes = jobs.map((job, i) => {
     const lastSeq = states[i]?.lastSeq ?? 0;
@@ -57,16 +57,20 @@ function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricStat
   });
   const points = sizes.map((n) => ({ timestamps: new Float64Array(n), values: new Float64Array(n) }));
   const filled = sizes.map(() => 0);
+  const ends: number[][] = sizes.map(() => []);
   for (const seq of [...wanted.keys()].sort((a, b) => a - b)) {
     // Valid until the next read: used at once.
     const bytes = storage.incomingBatches.getBinaryFast(seq);
     if (bytes === undefined) continue;
-    for (const [i, ref] of wanted.get(seq)!) filled[i] = copyIncomingSlice(bytes, ref.offset, ref.count, points[i]!, filled[i]!);
+    for (const [i, ref] of wanted.get(seq)!) {
+      filled[i] = copyIncomingSlice(bytes, ref.offset, ref.count, points[i]!, filled[i]!);
+      ends[i]!.push(filled[i]!);
+    }
   }
   return points.map((p, i) => {
     const n = filled[i]!;
     if (n === 0) return null;
-    return n === sizes[i] ? p : { timestamps: p.timestamps.subarray(0, n), values: p.values.subarray(0, n) };
+    return { points: n === sizes[i] ? p : { timestamps: p.timestamps.subarray(0, n), values: p.values.subarray(0, n) }, ends: ends[i]! };
   });
 }
 
@@ -136,7 +140,7 @@ function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, n
 const scratch = new Float64Scratch();
 
 /** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
-function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Series | null): Planned {
+function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
   scratch.reset();
   const state = stored ?? emptyMetricState();
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
@@ -152,7 +156,7 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
   };
   if (received === null) return unchanged();
   const tail = readTail(storage, metricId, state, scratch.take);
-  const update = computeUpdate(policy, stored === null ? null : tail.tail, [received], scratch.take);
+  const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
   if (update === null) return unchanged();
   const granularities = update.granularities.map((g) => {
     const gs = state.granularities.find((x) => x.granularity === g.granularity) ?? {
@@ -163,7 +167,7 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
     applyGranularity(storage, writes, metricId, ncols, gs, g);
     return gs;
   });
-  const newTail = storeTail(storage, writes, metricId, tail, state.tailFrozen, update.tail);
+  const newTail = storeTail(storage, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
   writes.put(storage.states, metricId, encodeMetricState({ ...newTail, granularities, lastSeq }, ncols));
   return { result, writes };
 }

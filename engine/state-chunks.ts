@@ -139,12 +139,13 @@ export function readTail(storage: Storage, metricId: string, state: MetricState,
 }
 
 /**
- * Stores the tail `next` that replaces `old`; its inline points and chunk
- * count, for the state. The frozen points are kept when `next` still starts
- * with them: it holds every old point from its first on (the first received
- * point of a timestamp wins), so same first point and same point at the
- * frozen count mean the same frozen points. Otherwise (the tail moved on,
- * or a point arrived among the frozen ones) the tail is stored afresh.
+ * Stores the tail `next` that replaces `old`, where nothing changed before
+ * `firstChanged`; its inline points and chunk count, for the state. The
+ * frozen points are kept when `next` still starts with them: it holds every
+ * old point from its first on, so same first point, same point at the
+ * frozen count and no change up to it mean the same frozen points.
+ * Otherwise (the tail moved on, or a point arrived among or replaced one of
+ * the frozen ones) the tail is stored afresh.
  */
 export function storeTail(
   storage: Storage,
@@ -153,10 +154,12 @@ export function storeTail(
   old: FullTail,
   oldChunks: number,
   next: Series,
+  firstChanged: number,
 ): { tail: Series; tailFrozen: number } {
   const f = old.frozenPoints;
   const ts = next.timestamps;
-  const keep = f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1];
+  const keep =
+    f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1] && firstChanged > ts[f - 1]!;
   if (oldChunks > 0 && !keep) dropChunks(storage, w, tailRange(metricId));
   const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
   const chunks = keep ? oldChunks : 0;

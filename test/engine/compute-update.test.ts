@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
 import type { Series } from '../../engine/aggregation.js';
-import { computeUpdate, rawBackWindow, sortMeasures } from '../../engine/compute-update.js';
+import { computeUpdate, rawBackWindow, receivedOf, sortMeasures } from '../../engine/compute-update.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2015, 2, 6, 14, 0, 0) * 1000;
@@ -33,27 +33,31 @@ function rows(update: ReturnType<typeof computeUpdate>, granularity = 60 * S): n
 
 describe('sortMeasures', () => {
   it.each([
-    ['keeps the first of duplicates inside one batch', [series([[T0, 5], [T0, 7]])], [[T0, 5]]],
-    ['keeps the first received across batches', [series([[T0, 5]]), series([[T0, 7]])], [[T0, 5]]],
+    ['keeps the first of duplicates inside one push', [series([[T0, 5], [T0, 7]])], [[T0, 5]]],
+    ['keeps the later push across pushes', [series([[T0, 5]]), series([[T0, 7]])], [[T0, 7]]],
+    ['keeps the newest push of three, and its first value', [series([[T0, 5]]), series([[T0, 7], [T0, 8]]), series([[T0 + S, 1]])], [[T0, 7], [T0 + S, 1]]],
+    ['keeps the later push when it is out of order', [series([[T0 + S, 1], [T0, 5]]), series([[T0 + 2 * S, 3], [T0, 9], [T0 + S, 2]])], [[T0, 9], [T0 + S, 2], [T0 + 2 * S, 3]]],
     ['sorts by timestamp', [series([[T0 + 2 * S, 2], [T0, 1]])], [[T0, 1], [T0 + 2 * S, 2]]],
     ['passes sorted input through', [series([[T0, 1], [T0 + S, 2]])], [[T0, 1], [T0 + S, 2]]],
   ])('%s', (_name, batches, expected) => {
-    const s = sortMeasures(batches);
+    const s = sortMeasures(receivedOf(batches));
     expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual(expected);
   });
 });
 
 describe('computeUpdate', () => {
   it('aggregates new measures into their periods', () => {
-    const u = computeUpdate(policy(), null, [series([[T0 + 5 * S, 1], [T0 + 35 * S, 3], [T0 + 65 * S, 10]])]);
+    const u = computeUpdate(policy(), null, receivedOf([series([[T0 + 5 * S, 1], [T0 + 35 * S, 3], [T0 + 65 * S, 10]])]));
     expect(rows(u)).toEqual([[T0, 2, 2], [T0 + 60 * S, 1, 10]]);
     expect(u!.accepted).toBe(3);
   });
 
-  it('keeps the stored raw point when a later push repeats its timestamp', () => {
+  it('replaces the stored raw point when a later push repeats its timestamp', () => {
     const tail = series([[T0 + 5 * S, 1]]);
-    const u = computeUpdate(policy(), tail, [series([[T0 + 5 * S, 100], [T0 + 10 * S, 3]])]);
-    expect(rows(u)).toEqual([[T0, 2, 2]]);
+    const u = computeUpdate(policy(), tail, receivedOf([series([[T0 + 5 * S, 100], [T0 + 10 * S, 3]])]));
+    expect(rows(u)).toEqual([[T0, 2, 51.5]]);
+    expect(Array.from(u!.tail.values)).toEqual([100, 3]);
+    expect(u!.firstChanged).toBe(T0 + 5 * S);
   });
 
   it.each([
@@ -64,7 +68,7 @@ describe('computeUpdate', () => {
   ])('%s', (_name, backWindow, late, expectedPeriod) => {
     const p = policy({ backWindow });
     const tail = series([[T0 + 34 * 60 * S + 10 * S, 1]]);
-    const u = computeUpdate(p, tail, [series([[late, 5]])]);
+    const u = computeUpdate(p, tail, receivedOf([series([[late, 5]])]));
     if (expectedPeriod === null) expect(u).toBeNull();
     else expect(rows(u)[0]![0]).toBe(expectedPeriod);
   });
@@ -75,16 +79,16 @@ describe('computeUpdate', () => {
   });
 
   it('truncates the tail to the back window', () => {
-    const u = computeUpdate(policy({ backWindow: 1 }), null, [
+    const u = computeUpdate(policy({ backWindow: 1 }), null, receivedOf([
       series([[T0, 1], [T0 + 60 * S, 2], [T0 + 120 * S, 3], [T0 + 130 * S, 4]]),
-    ]);
+    ]));
     expect(Array.from(u!.tail.timestamps)).toEqual([T0 + 60 * S, T0 + 120 * S, T0 + 130 * S]);
   });
 
   it('keeps only the periods inside the timespan and marks older splits for deletion', () => {
     const p = policy({ definition: [{ granularity: 60 * S, points: 3, timespan: 180 * S }] });
     const points: [number, number][] = Array.from({ length: 6 }, (_, i) => [T0 + i * 60 * S, i]);
-    const u = computeUpdate(p, null, [series(points)]);
+    const u = computeUpdate(p, null, receivedOf([series(points)]));
     expect(rows(u).map((r) => r[0])).toEqual([T0 + 3 * 60 * S, T0 + 4 * 60 * S, T0 + 5 * 60 * S]);
     expect(u!.granularities[0]!.deleteBefore).toBe(Math.floor((T0 + 2 * 60 * S) / (3600 * 60 * S)) * 3600 * 60 * S);
   });
@@ -92,13 +96,13 @@ describe('computeUpdate', () => {
   it('cuts rows into splits of 3600 periods', () => {
     const p = policy({ definition: [{ granularity: S, points: null, timespan: null }] });
     const hour = Math.ceil(T0 / (3600 * S)) * 3600 * S;
-    const u = computeUpdate(p, null, [series([[hour - S, 1], [hour, 2]])]);
+    const u = computeUpdate(p, null, receivedOf([series([[hour - S, 1], [hour, 2]])]));
     expect(u!.granularities[0]!.splits.map((s) => s.key)).toEqual([hour - 3600 * S, hour]);
   });
 
   it('marks absent values where a method has none (std of one point)', () => {
     const p = policy({ aggregationMethods: ['count', 'std'] });
-    const u = computeUpdate(p, null, [series([[T0, 1], [T0 + 60 * S, 2], [T0 + 61 * S, 4]])]);
+    const u = computeUpdate(p, null, receivedOf([series([[T0, 1], [T0 + 60 * S, 2], [T0 + 61 * S, 4]])]));
     const split = u!.granularities[0]!.splits[0]!.rows;
     expect(Array.from(split.present[1]!)).toEqual([0, 1]);
     expect(split.columns[1]![1]).toBeCloseTo(Math.SQRT2, 12);

@@ -3,7 +3,8 @@
 // reaching rows already frozen into chunks), reads exactly as the same
 // points pushed at once; chunks exist while a split is open (or the tail
 // long) and are gone once the split is sealed (the tail moved on) or the
-// metric is deleted. One update spanning several splits seals all but the
+// metric is deleted; a later push replacing frozen points is read back as
+// replaced. One update spanning several splits seals all but the
 // newest at once, and drops those the retention already expired.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -133,6 +134,21 @@ describe('open splits kept in chunks', () => {
     await engine.deleteMetric(metric.id);
     expect(chunkCount(engine, metric)).toBe(0);
     expect(chunkCount(engine, metric, 0)).toBe(0);
+    await engine.close();
+  });
+
+  it('a later push replacing frozen raw points reads as the replaced values pushed at once, also once a later update reads the tail back', async () => {
+    const engine = await openEngine();
+    const replaced = await newMetric(engine);
+    const whole = await newMetric(engine);
+    const seconds = Array.from({ length: 3 * CHUNK_ROWS }, (_, t): [number, number] => [t, t]);
+    await push(engine, replaced, seconds);
+    expect(chunkCount(engine, replaced, 0)).toBeGreaterThan(0);
+    await push(engine, replaced, [[5, 1000]]);
+    // Second 6 shares its minute with second 5: recomputing that minute reads second 5 back from the stored tail.
+    await push(engine, replaced, [[6, 50]]);
+    await push(engine, whole, seconds.map(([t, v]): [number, number] => [t, t === 5 ? 1000 : t === 6 ? 50 : v]));
+    expect(await readAll(engine, replaced)).toEqual(await readAll(engine, whole));
     await engine.close();
   });
 

@@ -517,11 +517,12 @@ describe('timestamps of pushed measures', () => {
   });
 });
 
-describe('one raw value per timestamp: the first received wins', () => {
-  it.each<[string, unknown[][]]>([
+describe('one raw value per timestamp: the first of a push, the latest push across pushes', () => {
+  it.each<[string, unknown[][], number]>([
     [
       'two requests',
       [[{ timestamp: '2015-03-06T14:33:57', value: 1 }], [{ timestamp: '2015-03-06T14:33:57', value: 2 }]],
+      2,
     ],
     [
       'one request',
@@ -531,15 +532,17 @@ describe('one raw value per timestamp: the first received wins', () => {
           { timestamp: '2015-03-06T14:33:57', value: 2 },
         ],
       ],
+      1,
     ],
     [
       'two requests, the same instant written differently',
       [[{ timestamp: '2015-03-06T14:33:57', value: 1 }], [{ timestamp: 1425652437, value: 2 }]],
+      2,
     ],
-  ])('%s', async (_name, pushes) => {
+  ])('%s', async (_name, pushes, kept) => {
     const id = await createMetric(t.app, { archive_policy_name: 'sec' });
     for (const body of pushes) await pushMeasures(t.app, id, body);
-    expectPoints((await readMeasures(t.app, id)).body, [[ts('14:33:57'), 1, 1]]);
+    expectPoints((await readMeasures(t.app, id)).body, [[ts('14:33:57'), 1, kept]]);
     expectPoints((await readMeasures(t.app, id, 'aggregation=count')).body, [[ts('14:33:57'), 1, 1]]);
   });
 
@@ -548,7 +551,7 @@ describe('one raw value per timestamp: the first received wins', () => {
     await pushMeasures(t.app, id, [{ timestamp: '2015-03-06T14:33:57', value: 1 }]);
     expectPoints((await readMeasures(t.app, id)).body, [[ts('14:33:57'), 1, 1]]);
     await pushMeasures(t.app, id, [{ timestamp: '2015-03-06T14:33:57', value: 10 }]);
-    expectPoints((await readMeasures(t.app, id)).body, [[ts('14:33:57'), 1, 1]]);
+    expectPoints((await readMeasures(t.app, id)).body, [[ts('14:33:57'), 1, 10]]);
   });
 
   it('two values in one second bucket at different microseconds are both kept', async () => {
