@@ -166,10 +166,11 @@ export function policyToJson(policy: ArchivePolicy): Record<string, unknown> {
   return {
     name: policy.name,
     back_window: policy.backWindow,
+    // Gnocchi's key order, which `-f json` clients print as they get it.
     definition: policy.definition.map((d) => ({
+      timespan: d.timespan === null ? null : formatDuration(d.timespan),
       granularity: formatDuration(d.granularity),
       points: d.points,
-      timespan: d.timespan === null ? null : formatDuration(d.timespan),
     })),
     aggregation_methods: policy.aggregationMethods,
   };

@@ -9,7 +9,7 @@ import { authHook } from './auth.js';
 import type { Config } from './config.js';
 import { corsHook } from './cors.js';
 import { errorHandler, HttpError, sendError } from './errors.js';
-import { checkAcceptsJson } from './http.js';
+import { negotiationHook } from './negotiation.js';
 import { aggregatesRoutes } from './routes/aggregates.js';
 import { archivePolicyRoutes } from './routes/archive-policy.js';
 import { archivePolicyRuleRoutes } from './routes/archive-policy-rule.js';
@@ -54,10 +54,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
   app.addHook('onRequest', authHook(ctx.config));
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config as { anyAccept?: boolean };
-    if (config.anyAccept !== true) checkAcceptsJson(request);
-  });
+  app.addHook('onRequest', negotiationHook(ctx.engine));
   app.setErrorHandler(errorHandler);
   app.setReplySerializer((payload) => pyJson(payload));
 
@@ -90,8 +87,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     app.route({
       method: missing,
       url,
-      handler: async (request) => {
-        throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`, { Allow: allow });
+      // pecan refuses the method while routing, before it negotiates.
+      config: { anyAccept: true },
+      handler: async () => {
+        throw new HttpError(405, '', { Allow: allow });
       },
     });
   }

@@ -23,7 +23,7 @@ export function jsonBodyBytes(request: FastifyRequest, accepted: readonly string
   const header = request.headers['content-type'] ?? '';
   const mime = header.split(';')[0]!.trim().toLowerCase();
   if (!accepted.includes(mime)) {
-    throw new HttpError(415, `The request media type ${mime || 'None'} is not supported by this server.`);
+    throw new HttpError(415, '');
   }
   return bodyBytes(request);
 }
@@ -58,19 +58,6 @@ export function parseJsonText(text: string): unknown {
       reason: text.trim() === '' ? 'Expected object or value' : (err as Error).message,
       detail: [],
     });
-  }
-}
-
-/** Refuses clients that accept neither JSON nor anything (406). */
-export function checkAcceptsJson(request: FastifyRequest): void {
-  const accept = request.headers.accept;
-  if (accept === undefined || accept.trim() === '') return;
-  const ok = accept.split(',').some((part) => {
-    const type = part.split(';')[0]!.trim().toLowerCase();
-    return type === 'application/json' || type === 'application/*' || type === '*/*';
-  });
-  if (!ok) {
-    throw new HttpError(406, `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`);
   }
 }
 

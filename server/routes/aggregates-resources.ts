@@ -29,7 +29,7 @@ import { formatTimestamp } from '../../formats/timestamp.js';
 import type { Identity } from '../auth.js';
 import { boolParam, many, queryOf } from '../http.js';
 import type { Grouping } from '../../engine/aggregation.js';
-import { resourceToJson } from './resource.js';
+import { resourceToJson } from '../json-shapes.js';
 import type { AggregatesService, CommonArgs } from './aggregates.js';
 import { measuresJson, refreshMetrics } from './aggregates.js';
 

@@ -36,7 +36,8 @@ import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
-import { metricToJson, normalizeUuid, timeRange } from './metric.js';
+import { metricToJson } from '../json-shapes.js';
+import { normalizeUuid, timeRange } from './metric.js';
 
 /**
  * A query reading at most this many points runs inline. Measured with
@@ -463,16 +464,17 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     return reply.type('application/json').send(text);
   });
 
-  app.get<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', async (request) => {
+  app.get<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', { config: { anyAccept: true } }, async (request) => {
     engine.resources.getType(request.params.type);
-    throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`, { Allow: 'POST' });
+    throw new HttpError(405, '', { Allow: 'POST' });
   });
 
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     url: '/v1/aggregation/resource/:type/metric',
-    handler: async (request) => {
-      throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`);
+    config: { anyAccept: true },
+    handler: async () => {
+      throw new HttpError(405, '');
     },
   });
 

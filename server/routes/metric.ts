@@ -1,7 +1,6 @@
 /** /v1/metric: create, list, get, delete, and a metric's measures. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCalendarGroup, type Grouping } from '../../engine/aggregation.js';
-import { policyToJson } from '../../engine/archive-policy.js';
 import type { Engine } from '../../engine/engine.js';
 import { ArgumentError, BadRequest, InvalidInput, InvalidPagination, NamedMetricAlreadyExists, NoSuchMetric } from '../../engine/errors.js';
 import { resourceUuid } from '../../engine/resource-id.js';
@@ -14,6 +13,7 @@ import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
+import { createdMetricToJson, metricToJson } from '../json-shapes.js';
 import { enforce, type RuleName } from '../policy.js';
 import { listMetricsWhere, metricPolicyPredicate } from '../policy-filter.js';
 import { readMeasuresBody } from './measures.js';
@@ -49,22 +49,6 @@ function metricResourceId(value: unknown, creator: string): string | null {
   }
 }
 
-function metricBase(m: MetricRecord) {
-  const { userId, projectId } = creatorParts(m.creator);
-  return {
-    id: m.id,
-    creator: m.creator,
-    name: m.name,
-    unit: m.unit,
-    created_by_user_id: userId,
-    created_by_project_id: projectId,
-  };
-}
-
-export function metricToJson(engine: Engine, m: MetricRecord, resourceKey: 'resource' | 'resource_id') {
-  return { ...metricBase(m), [resourceKey]: m.resourceId, archive_policy: policyToJson(engine.policyOf(m)) };
-}
-
 /** Gnocchi loads a metric with its resource before checking it. */
 function policyTarget(engine: Engine, m: MetricRecord) {
   const { userId, projectId } = creatorParts(m.creator);
@@ -80,11 +64,17 @@ function policyTarget(engine: Engine, m: MetricRecord) {
   };
 }
 
-/** Looks a metric up by the id in the path and checks the caller may use it. */
-export function loadMetric(engine: Engine, who: Identity, id: string, rule: RuleName): MetricRecord {
+/** The metric of the id in a path, as Gnocchi's routing looks it up. */
+export function findMetric(engine: Engine, id: string): MetricRecord {
   const uuid = normalizeUuid(id);
   const metric = uuid === undefined ? undefined : engine.index.getMetric(uuid);
   if (metric === undefined) throw new NoSuchMetric(id);
+  return metric;
+}
+
+/** Looks a metric up by the id in the path and checks the caller may use it. */
+export function loadMetric(engine: Engine, who: Identity, id: string, rule: RuleName): MetricRecord {
+  const metric = findMetric(engine, id);
   enforce(rule, who, policyTarget(engine, metric));
   return metric;
 }
@@ -171,7 +161,19 @@ function parseSorts(query: Query): { key: MetricSortKey; direction: 'asc' | 'des
   });
 }
 
+/**
+ * Gnocchi's MetricListSchema: each filter once, `status` one of two values
+ * (its other keys are dropped). `resource_id` is ours: Gnocchi drops it
+ * and lists every metric, which no caller asking for it wants.
+ */
 const LIST_FILTERS = ['id', 'name', 'unit', 'archive_policy_name', 'creator', 'resource_id'] as const;
+const LIST_PARAMS = [...LIST_FILTERS, 'user_id', 'project_id', 'status'];
+
+function listParam(query: Query, name: string): string | undefined {
+  const v = query[name];
+  if (Array.isArray(v)) throw new BadRequest(`Invalid input: expected str for dictionary value @ data['${name}']`);
+  return v;
+}
 
 export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine, config } = ctx;
@@ -210,20 +212,24 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       throw err;
     }
     setLocation(reply, request, urls, `/v1/metric/${metric.id}`);
-    return reply.code(201).send({ ...metricBase(metric), resource_id: resourceId, archive_policy_name: metric.archivePolicyName });
+    return reply.code(201).send(createdMetricToJson(metric));
   });
 
   app.get('/v1/metric', async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
+    const params = Object.fromEntries(LIST_PARAMS.map((name) => [name, listParam(query, name)]));
+    const status = params.status ?? 'active';
+    if (status !== 'active' && status !== 'delete') {
+      throw new BadRequest("Invalid input: not a valid value for dictionary value @ data['status']");
+    }
     const filter: MetricFilter = {};
     for (const key of LIST_FILTERS) {
-      const v = single(query, key);
-      if (v !== undefined) filter[key] = v;
+      if (params[key] !== undefined) filter[key] = params[key];
     }
-    const userId = single(query, 'user_id');
-    const projectId = single(query, 'project_id');
-    if (userId !== undefined || projectId !== undefined) filter.creator = `${userId ?? ''}:${projectId ?? ''}`;
+    if (params.user_id !== undefined || params.project_id !== undefined) {
+      filter.creator = `${params.user_id ?? ''}:${params.project_id ?? ''}`;
+    }
     const page = pageOptions(query, config.maxLimit);
     const options = {
       filter,
@@ -232,6 +238,8 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       ...(page.marker === undefined ? {} : { marker: page.marker }),
     };
     const visible = metricPolicyPredicate(engine, who, 'list metric');
+    // A deleted metric leaves the index at once: none is ever waiting in `delete`.
+    if (status === 'delete') return [];
     const metrics = visible === undefined ? engine.index.listMetrics(options) : listMetricsWhere(engine, options, visible);
     if (metrics.length >= page.limit) setNextLink(reply, request, urls, metrics[metrics.length - 1]!.id, page.limit);
     return metrics.map((m) => metricToJson(engine, m, 'resource_id'));

@@ -36,50 +36,14 @@ import { formatTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { HttpError } from '../errors.js';
+import { asRevision, metricToJson, resourceToJson } from '../json-shapes.js';
 import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
 import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { creatorTarget } from '../policy-targets.js';
 import { decodeMeasuresBody, readMeasuresBody } from './measures.js';
-import { getMeasures, metricToJson } from './metric.js';
-
-// --- JSON shapes ------------------------------------------------------------
-
-const ts = (v: number | null) => (v === null ? null : formatTimestamp(v));
-
-/**
- * A revision as Gnocchi renders it. `type` gives the attributes to show
- * (undefined: generic attributes only); metrics are the resource's current ones.
- */
-export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRecord | undefined, attrs?: string[]) {
-  const { userId, projectId } = creatorParts(r.creator);
-  const d: Record<string, unknown> = {
-    creator: r.creator,
-    started_at: ts(r.startedAt),
-    revision_start: ts(r.revisionStart),
-    ended_at: ts(r.endedAt),
-    user_id: r.userId,
-    project_id: r.projectId,
-    original_resource_id: r.originalResourceId,
-    id: r.id,
-    type: r.type,
-    revision_end: ts(r.revisionEnd),
-  };
-  for (const a of type?.attributes ?? []) {
-    const v = r.attrs[a.name] ?? null;
-    d[a.name] = a.type === 'datetime' && typeof v === 'number' ? formatTimestamp(v) : v;
-  }
-  d.metrics = Object.fromEntries(engine.resources.metricsOf(r.id));
-  d.created_by_user_id = userId;
-  d.created_by_project_id = projectId;
-  if (attrs !== undefined && attrs.length > 0) {
-    for (const k of Object.keys(d)) if (!attrs.includes(k)) delete d[k];
-  }
-  return d;
-}
-
-const asRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+import { getMeasures } from './metric.js';
 
 function policyTarget(r: ResourceRecord) {
   return { creator: r.creator, created_by_project_id: creatorParts(r.creator).projectId, project_id: r.projectId };
@@ -118,7 +82,7 @@ function notModified(request: FastifyRequest, r: ResourceRecord): boolean {
   const lastModified = lastModifiedOf(r);
   const h = request.headers;
   const ifMatch = etagList(h['if-match'] as string | undefined);
-  const precondition = () => new HttpError(412, 'Precondition Failed');
+  const precondition = () => new HttpError(412, '');
   if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(etag)) throw precondition();
   const ius = httpDate(h['if-unmodified-since'] as string | undefined);
   if (ifMatch === undefined && ius !== undefined && ius < lastModified) throw precondition();
@@ -263,6 +227,24 @@ interface ResourceParams extends TypeParams {
 }
 interface NamedMetricParams extends ResourceParams {
   name: string;
+}
+
+/** The metric a `/v1/resource/{type}/{id}/metric/{name}` path names, as Gnocchi's routing looks it up. */
+export function findNamedMetric(engine: Engine, who: Identity, params: NamedMetricParams): MetricRecord {
+  const { resources } = engine;
+  resources.getType(params.type);
+  let id: string;
+  try {
+    id = resourceUuid(params.id, who.creator);
+  } catch {
+    throw new NoSuchResource(params.id);
+  }
+  const m = resources.metricByName(id, params.name);
+  if (m === undefined) {
+    if (resources.get(params.type, id) === undefined) throw new NoSuchResource(id);
+    throw new NoSuchMetric(params.name);
+  }
+  return m;
 }
 
 export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -468,27 +450,19 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   function namedMetric(request: FastifyRequest<{ Params: NamedMetricParams }>, rule: RuleName): MetricRecord {
     const who = identify(request);
-    resources.getType(request.params.type);
-    let id: string;
-    try {
-      id = resourceUuid(request.params.id, who.creator);
-    } catch {
-      throw new NoSuchResource(request.params.id);
-    }
-    const m = resources.metricByName(id, request.params.name);
-    if (m === undefined) {
-      if (resources.get(request.params.type, id) === undefined) throw new NoSuchResource(id);
-      throw new NoSuchMetric(request.params.name);
-    }
-    const r = resources.get('generic', id);
+    const m = findNamedMetric(engine, who, request.params);
+    const r = resources.get('generic', m.resourceId!);
     enforce(rule, who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId, 'resource.project_id': r?.projectId ?? null });
     return m;
   }
 
   app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', async (request) => {
-    const m = namedMetric(request, 'get metric');
-    const r = resources.get('generic', m.resourceId!);
-    return { ...metricToJson(engine, m, 'resource'), resource: r === undefined ? null : resourceToJson(engine, asRevision(r), undefined) };
+    return metricToJson(engine, namedMetric(request, 'get metric'), 'resource');
+  });
+
+  app.delete<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', async (request, reply) => {
+    await engine.deleteMetric(namedMetric(request, 'delete metric').id);
+    return reply.code(204).send();
   });
 
   app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {

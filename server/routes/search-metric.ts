@@ -15,7 +15,8 @@ import type { AppContext } from '../app.js';
 import { creatorParts, identify } from '../auth.js';
 import { many, queryOf, readJsonBody, single } from '../http.js';
 import { enforce } from '../policy.js';
-import { metricToJson, normalizeUuid } from './metric.js';
+import { metricToJson } from '../json-shapes.js';
+import { normalizeUuid } from './metric.js';
 
 type Predicate = (value: number) => number;
 

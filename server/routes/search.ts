@@ -22,8 +22,8 @@ export async function searchRoutes(app: FastifyInstance, ctx: AppContext): Promi
   });
 
   // An unknown type is a 404 whatever the method, as Gnocchi looks it up first.
-  app.get<{ Params: TypeParams }>('/v1/search/resource/:type', async (request) => {
+  app.get<{ Params: TypeParams }>('/v1/search/resource/:type', { config: { anyAccept: true } }, async (request) => {
     engine.resources.getType(request.params.type);
-    throw new HttpError(405, `The method ${request.method} is not allowed for this resource.`, { Allow: 'POST' });
+    throw new HttpError(405, '', { Allow: 'POST' });
   });
 }

@@ -371,7 +371,7 @@ describe('refusals', () => {
   ])('answers 403 to a non-admin user before looking at %s', async (_name, body, type) => {
     const res = await json(t.app, 'POST', '/v1/archive_policy', body, { ...USER, 'content-type': type });
     expect(res.status).toBe(403);
-    expect(res.body.description).toBe('Access was denied to this resource.');
+    expect(res.body.description).toBe(''); // Gnocchi's 403 has no detail
     expect((await json(t.app, 'GET', '/v1/archive_policy/refused')).status).toBe(404);
   });
 

@@ -188,6 +188,80 @@ describe('GET /v1/metric/{id}', () => {
   });
 });
 
+describe('a metric of a resource, as Gnocchi renders it', () => {
+  const RESOURCE_KEYS = [
+    'creator', 'started_at', 'revision_start', 'ended_at', 'user_id', 'project_id', 'original_resource_id', 'id', 'type',
+    'revision_end', 'created_by_user_id', 'created_by_project_id',
+  ];
+
+  it.each([
+    ['by id', (rid: string, id: string) => `/v1/metric/${id}`],
+    ['by resource and name', (rid: string) => `/v1/resource/generic/${rid}/metric/disk`],
+  ])('embeds the generic resource, without its metrics, when read %s', async (_name, url) => {
+    const original = `shown-${Math.random()}`;
+    const created = await json(t.app, 'POST', '/v1/resource/generic', {
+      id: original, user_id: 'u1', project_id: 'p1', metrics: { disk: { archive_policy_name: 'low' } },
+    }, USER);
+    expect(created.status).toBe(201);
+    const { metrics, ...resource } = created.body;
+    const res = await json(t.app, 'GET', url(created.body.id, metrics.disk), undefined, USER);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual([
+      'id', 'creator', 'name', 'unit', 'resource', 'archive_policy', 'created_by_user_id', 'created_by_project_id',
+    ]);
+    expect(Object.keys(res.body.resource)).toEqual(RESOURCE_KEYS);
+    expect(res.body.resource).toEqual(resource);
+    expect(res.body.resource.original_resource_id).toBe(original);
+    // Listings keep the id only.
+    const listed = await json(t.app, 'GET', `/v1/metric?id=${metrics.disk}`, undefined, USER);
+    expect(listed.body[0].resource_id).toBe(created.body.id);
+    expect(listed.body[0]).not.toHaveProperty('resource');
+    const ofResource = await json(t.app, 'GET', `/v1/resource/generic/${created.body.id}/metric`, undefined, USER);
+    expect(ofResource.body[0].resource_id).toBe(created.body.id);
+  });
+
+  it('shows a resource of another type by its generic attributes only', async () => {
+    await json(t.app, 'POST', '/v1/resource_type', { name: 'shown-host', attributes: { rack: { type: 'string', required: false } } });
+    const created = await json(t.app, 'POST', '/v1/resource/shown-host', { id: `h-${Math.random()}`, rack: 'r1', metrics: { load: { archive_policy_name: 'low' } } });
+    const res = await json(t.app, 'GET', `/v1/metric/${created.body.metrics.load}`);
+    expect(res.body.resource.type).toBe('shown-host');
+    expect(Object.keys(res.body.resource)).toEqual(RESOURCE_KEYS);
+  });
+});
+
+describe('DELETE /v1/resource/{type}/{id}/metric/{name}', () => {
+  it('deletes the named metric (204), then answers 404 as every named-metric route does', async () => {
+    const created = await json(t.app, 'POST', '/v1/resource/generic', {
+      id: `named-${Math.random()}`, metrics: { cpu: { archive_policy_name: 'low' }, mem: { archive_policy_name: 'low' } },
+    }, USER);
+    const url = `/v1/resource/generic/${created.body.id}/metric/cpu`;
+    const res = await json(t.app, 'DELETE', url, undefined, USER);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect((await json(t.app, 'GET', url, undefined, USER)).body.description).toBe('Metric cpu does not exist');
+    expect((await json(t.app, 'GET', `/v1/metric/${created.body.metrics.cpu}`, undefined, USER)).status).toBe(404);
+    expect((await json(t.app, 'DELETE', url, undefined, USER)).status).toBe(404);
+    const resource = await json(t.app, 'GET', `/v1/resource/generic/${created.body.id}`, undefined, USER);
+    expect(resource.body.metrics).toEqual({ mem: created.body.metrics.mem });
+  });
+
+  it.each([
+    ['an unknown resource', '/v1/resource/generic/nowhere/metric/cpu', /^Resource [0-9a-f-]{36} does not exist$/],
+    ['an unknown type', '/v1/resource/nokind/x/metric/cpu', /^Resource type nokind does not exist$/],
+  ])('answers 404 for %s', async (_name, url, description) => {
+    const res = await json(t.app, 'DELETE', url, undefined, USER);
+    expect(res.status).toBe(404);
+    expect(res.body.description).toMatch(description);
+  });
+
+  it("refuses another user's metric (403) and keeps it", async () => {
+    const created = await json(t.app, 'POST', '/v1/resource/generic', { id: `guarded-${Math.random()}`, metrics: { cpu: { archive_policy_name: 'low' } } });
+    const url = `/v1/resource/generic/${created.body.id}/metric/cpu`;
+    expect((await json(t.app, 'DELETE', url, undefined, USER)).status).toBe(403);
+    expect((await json(t.app, 'GET', url)).status).toBe(200);
+  });
+});
+
 describe('DELETE /v1/metric/{id}', () => {
   it('answers 204 with no body, then 404 on read and on a second delete', async () => {
     const id = await createMetric(t.app, { archive_policy_name: 'low' }, USER);
@@ -333,6 +407,12 @@ describe('GET /v1/metric: listing and pagination (max_limit 7)', () => {
     ['archive_policy_name=', 'archive_policy_name=high', () => [byName.get('(null)')]],
     ['a name nobody has', 'name=nope', () => []],
     ['a creator nobody is', 'creator=nobody', () => []],
+    // user_id and project_id name the creator `user:project`: a basic user has no colon.
+    ['user_id= (old style)', 'user_id=foobar', () => []],
+    ['status=active', 'status=active&name=m3', () => [byName.get('m3')]],
+    // Deleted metrics leave at once: none is ever marked for deletion.
+    ['status=delete', 'status=delete', () => []],
+    ['a parameter Gnocchi drops', 'colour=blue&name=m3', () => [byName.get('m3')]],
   ])('filters on %s', async (_name, query, expected) => {
     const res = await get(`/v1/metric?${query}`);
     expect(res.status).toBe(200);
@@ -350,6 +430,8 @@ describe('GET /v1/metric: listing and pagination (max_limit 7)', () => {
       'limit=abc',
       { cause: 'Argument value error', reason: "expected int for dictionary value @ data['limit']" },
     ],
+    ['an unknown status', 'status=gone', "Invalid input: not a valid value for dictionary value @ data['status']"],
+    ['a filter given twice', 'name=m1&name=m2', "Invalid input: expected str for dictionary value @ data['name']"],
     [
       'an unknown sort direction',
       'sort=name:up',

@@ -1,0 +1,88 @@
+/**
+ * Metrics and resources as Gnocchi's `jsonify` renders them, keys in its
+ * order: clients that print what they get (`gnocchi ... -f json`) show it.
+ */
+import { policyToJson } from '../engine/archive-policy.js';
+import type { Engine } from '../engine/engine.js';
+import type { MetricRecord } from '../engine/index.js';
+import type { ResourceTypeRecord } from '../engine/resource-type.js';
+import type { ResourceRecord, Revision } from '../engine/resources.js';
+import { formatTimestamp } from '../formats/timestamp.js';
+import { creatorParts } from './auth.js';
+
+const ts = (v: number | null) => (v === null ? null : formatTimestamp(v));
+
+function createdBy(creator: string) {
+  const { userId, projectId } = creatorParts(creator);
+  return { created_by_user_id: userId, created_by_project_id: projectId };
+}
+
+function genericFields(r: Revision) {
+  return {
+    creator: r.creator,
+    started_at: ts(r.startedAt),
+    revision_start: ts(r.revisionStart),
+    ended_at: ts(r.endedAt),
+    user_id: r.userId,
+    project_id: r.projectId,
+    original_resource_id: r.originalResourceId,
+    id: r.id,
+    type: r.type,
+    revision_end: ts(r.revisionEnd),
+  };
+}
+
+export const asRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+
+/**
+ * A revision as Gnocchi renders it. `type` gives the attributes to show
+ * (undefined: generic attributes only); metrics are the resource's current ones.
+ */
+export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRecord | undefined, attrs?: string[]) {
+  const d: Record<string, unknown> = genericFields(r);
+  for (const a of type?.attributes ?? []) {
+    const v = r.attrs[a.name] ?? null;
+    d[a.name] = a.type === 'datetime' && typeof v === 'number' ? formatTimestamp(v) : v;
+  }
+  d.metrics = Object.fromEntries(engine.resources.metricsOf(r.id));
+  Object.assign(d, createdBy(r.creator));
+  if (attrs !== undefined && attrs.length > 0) {
+    for (const k of Object.keys(d)) if (!attrs.includes(k)) delete d[k];
+  }
+  return d;
+}
+
+/**
+ * How a metric refers to its resource: its id (listings), or the generic
+ * resource itself, without its metrics, as Gnocchi loads it for a single
+ * metric's read.
+ */
+export type ResourceRef = 'resource_id' | 'resource';
+
+export function metricToJson(engine: Engine, m: MetricRecord, ref: ResourceRef) {
+  const r = ref === 'resource' && m.resourceId !== null ? engine.resources.get('generic', m.resourceId) : undefined;
+  return {
+    id: m.id,
+    creator: m.creator,
+    name: m.name,
+    unit: m.unit,
+    ...(ref === 'resource_id'
+      ? { resource_id: m.resourceId }
+      : { resource: r === undefined ? null : { ...genericFields(asRevision(r)), ...createdBy(r.creator) } }),
+    archive_policy: policyToJson(engine.policyOf(m)),
+    ...createdBy(m.creator),
+  };
+}
+
+/** The answer to a metric's creation: the policy by name only. */
+export function createdMetricToJson(m: MetricRecord) {
+  return {
+    id: m.id,
+    creator: m.creator,
+    name: m.name,
+    unit: m.unit,
+    resource_id: m.resourceId,
+    archive_policy_name: m.archivePolicyName,
+    ...createdBy(m.creator),
+  };
+}
