@@ -4,7 +4,7 @@
  * an object with `cause`/`reason`/`detail`); `server/errors.ts` is the one
  * place that renders them.
  */
-import { pyFloat } from '../formats/json.js';
+import { pyFloat, pyUuid } from '../formats/json.js';
 
 export type ErrorDescription = string | Record<string, unknown>;
 
@@ -25,12 +25,12 @@ export class InvalidInput extends EngineError {
   }
 }
 
-/** 400 for a bad query-string argument. */
+/** 400 for a bad query-string argument, keys in Gnocchi's order (`validate_qs`: cause, detail, reason). */
 export class ArgumentError extends EngineError {
   constructor(reason: string, detail?: string) {
     super(400, detail === undefined
       ? { cause: 'Argument value error', reason }
-      : { cause: 'Argument value error', reason, detail });
+      : { cause: 'Argument value error', detail, reason });
   }
 }
 
@@ -107,7 +107,8 @@ export class AggregationMethodDoesNotExist extends NotFound {
   constructor(metricId: string, method: string) {
     super({
       cause: 'Aggregation method does not exist for this metric',
-      detail: { metric: metricId, aggregation_method: method },
+      // Gnocchi's detail holds the metric's uuid.UUID.
+      detail: { metric: pyUuid(metricId), aggregation_method: method },
     });
   }
 }

@@ -72,8 +72,31 @@ export function writePyFloat(buf: Uint8Array, pos: number, v: number): number {
   return pos + places;
 }
 
+/**
+ * A value Gnocchi holds as a Python object whose `repr()` differs from its
+ * JSON (a UUID, a set): its error pages show `repr`, its JSON answers `json`.
+ */
+export class PyValue {
+  constructor(
+    readonly json: unknown,
+    readonly repr: string,
+  ) {}
+
+  toJSON(): unknown {
+    return this.json;
+  }
+}
+
+/** A uuid.UUID: `UUID('...')` in reprs. */
+export const pyUuid = (id: string): PyValue => new PyValue(id, `UUID('${id}')`);
+
+/** A set of strings, listed (in this order) as JSON, `{'a', 'b'}` in reprs. */
+export const pySet = (items: readonly string[]): PyValue =>
+  new PyValue([...items], items.length === 0 ? 'set()' : `{${items.map(pyStr).join(', ')}}`);
+
 export function pyJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
+  if (value instanceof PyValue) return pyJson(value.json);
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -103,6 +126,7 @@ function pyStr(s: string): string {
 /** Python's `repr()` of JSON-like data, as Gnocchi's plain-text errors show dicts. */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
+  if (value instanceof PyValue) return value.repr;
   switch (typeof value) {
     case 'string':
       return pyStr(value);

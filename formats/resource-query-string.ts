@@ -13,6 +13,12 @@
  * Alternatives are tried in pyparsing's order, with no word boundaries, so
  * that odd inputs fail (or not) as they do upstream: `==` is read as `=`
  * followed by a stray `=`, and is refused.
+ *
+ * Errors read as pyparsing 3.1's (Gnocchi 4.4's): a failure carries the
+ * position where it happened; of alternatives the furthest failure is kept,
+ * and optional or repeated parts swallow theirs. An expression that does not
+ * parse is named by its outermost level (`Expected '∨' term`); one followed
+ * by more text fails at `Expected end of text`, where the expression ended.
  */
 import { FormatError } from './errors.js';
 import { MAX_QUERY_NESTING, textDepth } from './nesting.js';
@@ -28,12 +34,65 @@ const WS = /\s*/y;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-class Fail extends Error {}
+/** A failed match at `loc`, as a pyparsing ParseException. */
+class Fail extends Error {
+  constructor(readonly loc: number) {
+    super();
+  }
+}
+
+/**
+ * pyparsing's `found` word: up to 16 letters or digits of the scripts its
+ * error messages know (Latin-1, Latin Extended-A/B, Greek, Cyrillic).
+ */
+function isWordChar(c: string): boolean {
+  const cp = c.codePointAt(0)!;
+  const known = cp <= 0x024f || (cp >= 0x0370 && cp <= 0x052f) || (cp >= 0x1f00 && cp <= 0x1fff) ||
+    (cp >= 0x1c80 && cp <= 0x1c88) || (cp >= 0x2de0 && cp <= 0x2dff) || (cp >= 0xa640 && cp <= 0xa69f);
+  return known && (/\p{L}/u.test(c) || /[0-9\u00b2\u00b3\u00b9]/.test(c));
+}
+
+/** `repr()` of the text at `loc`, as pyparsing shows what it found there. */
+function foundAt(text: string, loc: number): string {
+  if (loc >= text.length) return 'end of text';
+  const chars = [...text.slice(loc, loc + 32)];
+  let word = '';
+  for (const c of chars) {
+    if (!isWordChar(c) || word.length >= 16) break;
+    word += c;
+  }
+  const found = word === '' ? chars[0]! : word;
+  return pyStr(found).replace(/\\\\/g, '\\');
+}
+
+/** Python's `repr()` of a short string (quotes as Python picks them). */
+function pyStr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+  if (quote === "'") out = out.replace(/'/g, "\\'");
+  return quote + out + quote;
+}
+
+/** Python's `str.expandtabs()`: pyparsing parses the text with its tabs expanded. */
+function expandTabs(text: string): string {
+  if (!text.includes('\t')) return text;
+  let out = '';
+  let column = 0;
+  for (const c of text) {
+    if (c === '\t') {
+      const n = 8 - (column % 8);
+      out += ' '.repeat(n);
+      column += n;
+    } else {
+      out += c;
+      column = c === '\n' || c === '\r' ? 0 : column + 1;
+    }
+  }
+  return out;
+}
 
 class Parser {
   pos = 0;
-  private furthest = 0;
-  private expected = 'term';
 
   constructor(private readonly text: string) {}
 
@@ -43,27 +102,39 @@ class Parser {
     this.pos = WS.lastIndex;
   }
 
-  private fail(what: string): never {
-    if (this.pos >= this.furthest) {
-      this.furthest = this.pos;
-      this.expected = what;
-    }
-    throw new Fail();
+  private fail(): never {
+    throw new Fail(this.pos);
   }
 
-  private match(re: RegExp, what: string): RegExpExecArray {
+  private match(re: RegExp): RegExpExecArray {
     this.skip();
     re.lastIndex = this.pos;
     const m = re.exec(this.text);
-    if (m === null) this.fail(what);
+    if (m === null) this.fail();
     this.pos = re.lastIndex;
     return m;
   }
 
   private literal(s: string): void {
     this.skip();
-    if (!this.text.startsWith(s, this.pos)) this.fail(`'${s}'`);
+    if (!this.text.startsWith(s, this.pos)) this.fail();
     this.pos += s.length;
+  }
+
+  /** pyparsing's MatchFirst: the first alternative that matches, else the furthest failure (the first of equals). */
+  private firstOf<T>(alternatives: readonly (() => T)[]): T {
+    const start = this.pos;
+    let furthest: Fail | undefined;
+    for (const alt of alternatives) {
+      try {
+        return alt();
+      } catch (err) {
+        if (!(err instanceof Fail)) throw err;
+        this.pos = start;
+        if (furthest === undefined || err.loc > furthest.loc) furthest = err;
+      }
+    }
+    throw furthest!;
   }
 
   /** Runs `f`, restoring the position when it fails. */
@@ -78,29 +149,21 @@ class Parser {
     }
   }
 
+  private readonly terms: readonly (() => Json)[] = [
+    () => (this.match(NULL), null),
+    () => this.match(BOOL)[1]!.toLowerCase() === 'true',
+    () => this.match(UUID)[1]!,
+    () => this.match(IDENTIFIER)[1]!,
+    () => Number.parseFloat(this.match(NUMBER)[1]!.replaceAll(':', '')),
+    () => {
+      const m = this.match(QUOTED);
+      return m[1] ?? m[2]!;
+    },
+    () => this.list(),
+  ];
+
   private term(): Json {
-    const alternatives: (() => Json)[] = [
-      () => (this.match(NULL, 'null'), null),
-      () => this.match(BOOL, 'bool')[1]!.toLowerCase() === 'true',
-      () => this.match(UUID, 'uuid')[1]!,
-      () => this.match(IDENTIFIER, 'identifier')[1]!,
-      () => Number.parseFloat(this.match(NUMBER, 'number')[1]!.replaceAll(':', '')),
-      () => {
-        const m = this.match(QUOTED, 'quoted string');
-        return m[1] ?? m[2]!;
-      },
-      () => this.list(),
-    ];
-    for (const alt of alternatives) {
-      const start = this.pos;
-      try {
-        return alt();
-      } catch (err) {
-        if (!(err instanceof Fail)) throw err;
-        this.pos = start;
-      }
-    }
-    return this.fail('term');
+    return this.firstOf(this.terms);
   }
 
   private list(): Json[] {
@@ -124,26 +187,26 @@ class Parser {
 
   private condition(): Json {
     const left = this.term();
-    const op = this.match(OPERATOR, 'operator')[1]!;
+    const op = this.match(OPERATOR)[1]!;
     const right = this.term();
     const key = typeof left === 'string' ? left : JSON.stringify(left);
     return { [op]: { [key]: right } };
   }
 
   private unary(): Json {
-    const negated = this.attempt(() => {
-      this.literal('not');
-      return this.unary();
-    });
-    if (negated !== undefined) return { not: negated };
-    const grouped = this.attempt(() => {
-      this.literal('(');
-      const e = this.expr();
-      this.literal(')');
-      return e;
-    });
-    if (grouped !== undefined) return grouped;
-    return this.condition();
+    return this.firstOf([
+      () => {
+        this.literal('not');
+        return { not: this.unary() };
+      },
+      () => this.condition(),
+      () => {
+        this.literal('(');
+        const e = this.expr();
+        this.literal(')');
+        return e;
+      },
+    ]);
   }
 
   /** One binary level: `operand (op operand)*`, flattened into one n-ary node. */
@@ -172,17 +235,22 @@ class Parser {
     let result: Json;
     try {
       result = this.expr();
-      this.skip();
-      if (this.pos < this.text.length) this.fail('end of text');
     } catch (err) {
       if (!(err instanceof Fail)) throw err;
-      const at = this.furthest;
-      const found = at < this.text.length ? `'${this.text[at]}'` : 'end of text';
-      throw new FormatError(
-        `Invalid filter: Expected ${this.expected}, found ${found}  (at char ${at}), (line:1, col:${at + 1})`,
-      );
+      throw this.error("'∨' term", err.loc);
     }
+    this.skip();
+    if (this.pos < this.text.length) throw this.error('end of text', this.pos);
     return result;
+  }
+
+  /** pyparsing's ParseException text. */
+  private error(expected: string, loc: number): FormatError {
+    const { text } = this;
+    const found = text === '' ? '' : `, found ${foundAt(text, loc)}`;
+    const line = text.slice(0, loc).split('\n').length;
+    const column = loc > 0 && loc < text.length && text[loc - 1] === '\n' ? 1 : loc - (loc === 0 ? -1 : text.lastIndexOf('\n', loc - 1));
+    return new FormatError(`Invalid filter: Expected ${expected}${found}  (at char ${loc}), (line:${line}, col:${column})`);
   }
 }
 
@@ -191,5 +259,5 @@ export function parseResourceQueryString(text: string): unknown {
   if (textDepth(text, '(', ')') > MAX_QUERY_NESTING) {
     throw new FormatError(`Invalid filter: nested deeper than ${MAX_QUERY_NESTING} levels`);
   }
-  return new Parser(text).parse();
+  return new Parser(expandTabs(text)).parse();
 }

@@ -97,7 +97,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // OPTIONS is answered (empty 200) on every path, as Gnocchi does; CORS
   // preflights for allowed origins are completed by the CORS hook.
-  app.options('*', async (_request, reply) => reply.code(200).send(''));
+  app.options('*', async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, null));
   return app;
 }

@@ -37,13 +37,18 @@ export const asRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1
 /**
  * A revision as Gnocchi renders it. `type` gives the attributes to show
  * (undefined: generic attributes only); metrics are the resource's current ones.
+ * Gnocchi's key order: a resource's type attributes come between `type` and
+ * `revision_end`; in a history listing (`history`) `revision_end` comes
+ * before `type`, for every revision listed.
  */
-export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRecord | undefined, attrs?: string[]) {
-  const d: Record<string, unknown> = genericFields(r);
+export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRecord | undefined, attrs?: string[], history = false) {
+  const { revision_end: revisionEnd, type: typeName, ...head } = genericFields(r);
+  const d: Record<string, unknown> = history ? { ...head, revision_end: revisionEnd, type: typeName } : { ...head, type: typeName };
   for (const a of type?.attributes ?? []) {
     const v = r.attrs[a.name] ?? null;
     d[a.name] = a.type === 'datetime' && typeof v === 'number' ? formatTimestamp(v) : v;
   }
+  if (!history) d.revision_end = revisionEnd;
   d.metrics = Object.fromEntries(engine.resources.metricsOf(r.id));
   Object.assign(d, createdBy(r.creator));
   if (attrs !== undefined && attrs.length > 0) {

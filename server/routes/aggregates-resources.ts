@@ -21,7 +21,7 @@ import { fieldKind, fieldOf } from '../../engine/resource-search.js';
 import type { ResourceTypeRecord } from '../../engine/resource-type.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision, type SortSpec } from '../../engine/resources.js';
 import { isPlainObject } from '../../engine/validate.js';
-import { pyJson } from '../../formats/json.js';
+import { pyJson, pySet } from '../../formats/json.js';
 import type { MetricRef } from '../../formats/operations-nodes.js';
 import { QueryInputError, validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
 import { parseResourceQueryString } from '../../formats/resource-query-string.js';
@@ -145,7 +145,8 @@ async function measuresOf(
 }
 
 function metricsNotFound(wildcards: readonly MetricRef[]): BadRequest {
-  return new BadRequest({ cause: 'Metrics not found', detail: wildcardNames(wildcards) });
+  // Gnocchi's detail is a Python set of the names.
+  return new BadRequest({ cause: 'Metrics not found', detail: pySet(wildcardNames(wildcards)) });
 }
 
 /**

@@ -214,7 +214,7 @@ export function listResources(
     if (!types.has(r.type)) types.set(r.type, engine.resources.findType(r.type));
     return types.get(r.type);
   };
-  return revisions.map((r) => resourceToJson(engine, r, shownType(r), attrs));
+  return revisions.map((r) => resourceToJson(engine, r, shownType(r), attrs, history));
 }
 
 // --- routes ----------------------------------------------------------------
@@ -420,7 +420,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       const last = revisions[revisions.length - 1]!;
       setNextLink(reply, request, urls, `${last.id}@${last.revision}`, page.limit, DEFAULT_RESOURCE_SORT);
     }
-    return revisions.map((rev) => resourceToJson(engine, rev, rt));
+    return revisions.map((rev) => resourceToJson(engine, rev, rt, undefined, true));
   });
 
   // Named metrics of a resource

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { MAX_PY_FLOAT_LENGTH, pyFloat, writePyFloat } from '../../formats/json.js';
+import { MAX_PY_FLOAT_LENGTH, pyFloat, pyJson, pyRepr, pySet, pyUuid, writePyFloat } from '../../formats/json.js';
 import { writtenText } from './written.js';
 
 /** writePyFloat's text, checking it stays within its bounds. */
@@ -90,3 +90,26 @@ function nextDouble(x: number, direction: number): number {
   view.setBigInt64(0, bits + (x > 0 === direction > 0 ? 1n : -1n));
   return view.getFloat64(0);
 }
+
+// Gnocchi's error details may hold Python objects whose repr, shown in its
+// error pages, is not their JSON: a uuid.UUID, a set (observed on the
+// reference: the 404 of an aggregation method a metric lacks, the 400 of
+// /v1/aggregates when no metric matches).
+describe('PyValue: a Python object in an error detail', () => {
+  const detail = { metric: pyUuid('6868da77-fa82-4e67-aba9-270c5ae8cbca'), names: pySet(['nope']) };
+
+  it('is its JSON value in JSON', () => {
+    expect(pyJson(detail)).toBe('{"metric": "6868da77-fa82-4e67-aba9-270c5ae8cbca", "names": ["nope"]}');
+    expect(JSON.stringify(detail)).toBe('{"metric":"6868da77-fa82-4e67-aba9-270c5ae8cbca","names":["nope"]}');
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a UUID', pyUuid('6868da77-fa82-4e67-aba9-270c5ae8cbca'), "UUID('6868da77-fa82-4e67-aba9-270c5ae8cbca')"],
+    ['a set of one name', pySet(['nope']), "{'nope'}"],
+    ['a set of names', pySet(['a', "b'c"]), `{'a', "b'c"}`],
+    ['an empty set', pySet([]), 'set()'],
+    ['a dict holding them', detail, "{'metric': UUID('6868da77-fa82-4e67-aba9-270c5ae8cbca'), 'names': {'nope'}}"],
+  ])('is Python\'s repr of %s in reprs', (_name, value, repr) => {
+    expect(pyRepr(value)).toBe(repr);
+  });
+});

@@ -108,6 +108,49 @@ describe('parseResourceQueryString: STRING form', () => {
     expect(() => parseResourceQueryString(text)).toThrow(/^Invalid filter: Expected/);
   });
 
+  // pyparsing 3.1's messages, as Gnocchi 4.4 words them (observed on the
+  // reference): an expression that does not parse is named by its outermost
+  // level ('∨' term) at its furthest failure; text after a whole expression
+  // is refused where the expression ended; `found` shows up to 16 letters or
+  // digits (Latin, Greek, Cyrillic) or one character, as Python's repr; tabs
+  // count as expanded.
+  it.each<[string, string]>([
+    ['server_group=', "Invalid filter: Expected '∨' term, found end of text  (at char 13), (line:1, col:14)"],
+    ['server_group', "Invalid filter: Expected '∨' term, found end of text  (at char 12), (line:1, col:13)"],
+    ['{"=":{"a":1}}', "Invalid filter: Expected '∨' term, found '{'  (at char 0), (line:1, col:1)"],
+    ["a='x' and", "Invalid filter: Expected end of text, found 'and'  (at char 6), (line:1, col:7)"],
+    ["a='x' foo", "Invalid filter: Expected end of text, found 'foo'  (at char 6), (line:1, col:7)"],
+    ["(a='x'", "Invalid filter: Expected '∨' term, found end of text  (at char 6), (line:1, col:7)"],
+    ["a=='x'", "Invalid filter: Expected '∨' term, found '='  (at char 2), (line:1, col:3)"],
+    ['not', "Invalid filter: Expected '∨' term, found end of text  (at char 3), (line:1, col:4)"],
+    ['a in [1, 2', "Invalid filter: Expected '∨' term, found end of text  (at char 10), (line:1, col:11)"],
+    ["a='x')", "Invalid filter: Expected end of text, found ')'  (at char 5), (line:1, col:6)"],
+    ["'x'", "Invalid filter: Expected '∨' term, found end of text  (at char 3), (line:1, col:4)"],
+    ["a='x", 'Invalid filter: Expected \'∨\' term, found "\'"  (at char 2), (line:1, col:3)'],
+    ["a = 'x' ∨", "Invalid filter: Expected end of text, found '∨'  (at char 8), (line:1, col:9)"],
+    ['a <> b', "Invalid filter: Expected '∨' term, found '>'  (at char 3), (line:1, col:4)"],
+    ["(a='x' and b", "Invalid filter: Expected '∨' term, found 'and'  (at char 7), (line:1, col:8)"],
+    ["not (a='x'", "Invalid filter: Expected '∨' term, found end of text  (at char 10), (line:1, col:11)"],
+    ['a in [1,', "Invalid filter: Expected '∨' term, found ','  (at char 7), (line:1, col:8)"],
+    ["a='x' and b='y' foo", "Invalid filter: Expected end of text, found 'foo'  (at char 16), (line:1, col:17)"],
+    ['a = "x\'', "Invalid filter: Expected '∨' term, found '\"'  (at char 4), (line:1, col:5)"],
+    ["a='x' ∧ ∨", "Invalid filter: Expected end of text, found '∧'  (at char 6), (line:1, col:7)"],
+    ['not not a', "Invalid filter: Expected '∨' term, found end of text  (at char 9), (line:1, col:10)"],
+    ["a='x' éé", "Invalid filter: Expected end of text, found 'éé'  (at char 6), (line:1, col:7)"],
+    ["a='x' abcdefghijklmnopqrstuvwxyz", "Invalid filter: Expected end of text, found 'abcdefghijklmnop'  (at char 6), (line:1, col:7)"],
+    ["a='x' a_b-c", "Invalid filter: Expected end of text, found 'a'  (at char 6), (line:1, col:7)"],
+    ["a='x' \\", "Invalid filter: Expected end of text, found '\\'  (at char 6), (line:1, col:7)"],
+    ["a='x' ·x", "Invalid filter: Expected end of text, found '·'  (at char 6), (line:1, col:7)"],
+    ["a='x'\tb", "Invalid filter: Expected end of text, found 'b'  (at char 8), (line:1, col:9)"],
+    ["a='x'\nb", "Invalid filter: Expected end of text, found 'b'  (at char 6), (line:2, col:1)"],
+    ["a='x' жж", "Invalid filter: Expected end of text, found 'жж'  (at char 6), (line:1, col:7)"],
+    ["a='x' 中文", "Invalid filter: Expected end of text, found '中'  (at char 6), (line:1, col:7)"],
+    ['\ta', "Invalid filter: Expected '∨' term, found end of text  (at char 9), (line:1, col:10)"],
+    ['  (', "Invalid filter: Expected '∨' term, found end of text  (at char 3), (line:1, col:4)"],
+  ])('words the failure of %j as Gnocchi does', (text, message) => {
+    expect(() => parseResourceQueryString(text)).toThrow(new FormatError(message));
+  });
+
   it('goes through the JSON validator afterwards', () => {
     expect(() => validate(parseResourceQueryString('id in []'))).toThrow(/length of value must be at least 1/);
   });

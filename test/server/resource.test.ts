@@ -116,6 +116,15 @@ describe('resources', () => {
     );
   });
 
+  it('lists revisions with revision_end before type, as Gnocchi orders a history row', async () => {
+    await post({ id: RID });
+    const keys = (body: Record<string, unknown>) => Object.keys(body).filter((k) => k === 'type' || k === 'revision_end');
+    expect(keys((await json(t.app, 'GET', `/v1/resource/generic/${RID}`, undefined, USER)).body)).toEqual(['type', 'revision_end']);
+    expect(keys((await json(t.app, 'GET', `/v1/resource/generic/${RID}/history`, undefined, USER)).body[0])).toEqual(['revision_end', 'type']);
+    expect(keys((await json(t.app, 'GET', '/v1/resource/generic?history=true', undefined, USER)).body[0])).toEqual(['revision_end', 'type']);
+    expect(keys((await json(t.app, 'GET', '/v1/resource/generic', undefined, USER)).body[0])).toEqual(['type', 'revision_end']);
+  });
+
   it('handles named metrics and deletes them with the resource', async () => {
     await post({ id: RID, metrics: { cpu: { archive_policy_name: 'low' } } });
     const added = await json(t.app, 'POST', `/v1/resource/generic/${RID}/metric`, { mem: { archive_policy_name: 'low' } }, USER);

@@ -223,12 +223,48 @@ describe('CORS (allowed origin http://foobar.com)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(expected);
   });
 
+  // oslo.middleware's rules, as observed on the reference: its default
+  // allow_methods (compared as sent), the requested header names trimmed and
+  // empty ones dropped before they are checked and echoed, the simple headers
+  // (Accept-Language among them) always allowed, and an empty answer.
+  it.each<[string, string, string | undefined, string | undefined]>([
+    ['OPTIONS', 'OPTIONS', 'content-type', 'content-type'],
+    ['HEAD', 'HEAD', undefined, undefined],
+    ['TRACE', 'TRACE', undefined, undefined],
+    ['Grafana\'s headers, spaced', 'GET', 'Authorization, Content-Type', 'Authorization,Content-Type'],
+    ['an empty header name', 'GET', 'content-type,,authorization', 'content-type,authorization'],
+    ['only empty header names', 'GET', ' , ', undefined],
+    ['Accept-Language', 'GET', 'accept-language', 'accept-language'],
+    ['the noauth headers', 'GET', 'content-type,x-domain-id,x-project-id,x-roles,x-user-id', 'content-type,x-domain-id,x-project-id,x-roles,x-user-id'],
+  ])('completes a preflight asking for %s', async (_name, method, asked, echoed) => {
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/resource',
+      headers: {
+        origin: 'http://foobar.com',
+        'access-control-request-method': method,
+        ...(asked === undefined ? {} : { 'access-control-request-headers': asked }),
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('http://foobar.com');
+    expect(res.headers['access-control-allow-methods']).toBe(method);
+    expect(res.headers['access-control-allow-headers']).toBe(echoed);
+    expect(res.headers['content-type']).toBeUndefined();
+    expect(res.body).toBe('');
+  });
+
   it.each([
     ['a header that is not allowed', { 'access-control-request-method': 'POST', 'access-control-request-headers': 'X-Foo' }],
     ['a method that is not allowed', { 'access-control-request-method': 'FOO' }],
+    ['a method in lower case', { 'access-control-request-method': 'get' }],
+    ['CONNECT', { 'access-control-request-method': 'CONNECT' }],
   ])('refuses a preflight asking for %s', async (_name, headers) => {
     const res = await json(t.app, 'OPTIONS', '/v1/metric', undefined, { origin: 'http://foobar.com', ...headers });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    // An empty answer without a media type, as Gnocchi's.
+    expect(res.headers['content-type']).toBeUndefined();
+    expect(res.text).toBe('');
   });
 });
