@@ -64,13 +64,12 @@ export function resourceToJson(engine: Engine, r: Revision, type: ResourceTypeRe
  */
 export type ResourceRef = 'resource_id' | 'resource';
 
+const metricHead = (m: MetricRecord) => ({ id: m.id, creator: m.creator, name: m.name, unit: m.unit });
+
 export function metricToJson(engine: Engine, m: MetricRecord, ref: ResourceRef) {
   const r = ref === 'resource' && m.resourceId !== null ? engine.resources.get('generic', m.resourceId) : undefined;
   return {
-    id: m.id,
-    creator: m.creator,
-    name: m.name,
-    unit: m.unit,
+    ...metricHead(m),
     ...(ref === 'resource_id'
       ? { resource_id: m.resourceId }
       : { resource: r === undefined ? null : { ...genericFields(asRevision(r)), ...createdBy(r.creator) } }),
@@ -82,10 +81,7 @@ export function metricToJson(engine: Engine, m: MetricRecord, ref: ResourceRef) 
 /** The answer to a metric's creation: the policy by name only. */
 export function createdMetricToJson(m: MetricRecord) {
   return {
-    id: m.id,
-    creator: m.creator,
-    name: m.name,
-    unit: m.unit,
+    ...metricHead(m),
     resource_id: m.resourceId,
     archive_policy_name: m.archivePolicyName,
     ...createdBy(m.creator),

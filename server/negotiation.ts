@@ -19,7 +19,8 @@ const JSON_TYPE = 'application/json';
 /** pecan's test for a JSON handler, `startswith` fallback included (it lets `application/json; charset=utf-8` in). */
 export function acceptsJson(accept: string | undefined): boolean {
   const value = accept || '*/*';
-  return value === '*/*' || acceptableOffers(value, [JSON_TYPE]).length > 0 || value.startsWith(JSON_TYPE);
+  // The usual headers (`*/*`, `application/json...`) settle it without parsing: every request passes here.
+  return value === '*/*' || value.startsWith(JSON_TYPE) || acceptableOffers(value, [JSON_TYPE]).length > 0;
 }
 
 type Params = Record<string, string>;
