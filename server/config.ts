@@ -55,6 +55,23 @@ export interface Config {
   keystoneCacheSize: number;
   /** Seconds a token validation is trusted (never past the token's expiry). */
   keystoneCacheTtl: number;
+  /** Serve `GET /metrics` (Prometheus text format). */
+  metrics: boolean;
+  /** `GET /metrics` needs the admin role. */
+  metricsAdminOnly: boolean;
+  /** Serve the web console at `/ui/`. */
+  ui: boolean;
+  /** UDP port of the statsd listener; 0: off. */
+  statsdPort: number;
+  statsdHost: string;
+  /** Resource the statsd metrics belong to (created when missing); needed with --statsd-port. */
+  statsdResourceId: string;
+  /** Creator of that resource and its metrics. */
+  statsdCreator: string;
+  /** Policy of new statsd metrics; empty: the archive policy rules decide. */
+  statsdArchivePolicyName: string;
+  /** Seconds between statsd flushes. */
+  statsdFlushDelay: number;
 }
 
 export const AUTH_MODES = ['basic', 'remoteuser', 'keystone'] as const;
@@ -64,7 +81,7 @@ interface Option {
   key: keyof Config;
   flag: string;
   env: string;
-  kind: 'string' | 'int' | 'bool' | 'list';
+  kind: 'string' | 'int' | 'number' | 'bool' | 'list';
   help: string;
 }
 
@@ -202,6 +219,39 @@ export const OPTIONS: readonly Option[] = [
     kind: 'int',
     help: 'keystone mode: seconds a validation is cached',
   },
+  { key: 'metrics', flag: 'metrics', env: 'GNOCCHI_METRICS', kind: 'bool', help: 'serve GET /metrics (Prometheus text format)' },
+  {
+    key: 'metricsAdminOnly',
+    flag: 'metrics-admin-only',
+    env: 'GNOCCHI_METRICS_ADMIN_ONLY',
+    kind: 'bool',
+    help: 'GET /metrics needs the admin role',
+  },
+  { key: 'ui', flag: 'ui', env: 'GNOCCHI_UI', kind: 'bool', help: 'serve the web console at /ui/' },
+  { key: 'statsdPort', flag: 'statsd-port', env: 'GNOCCHI_STATSD_PORT', kind: 'int', help: 'UDP port of the statsd listener (0: off)' },
+  { key: 'statsdHost', flag: 'statsd-host', env: 'GNOCCHI_STATSD_HOST', kind: 'string', help: 'statsd listen address' },
+  {
+    key: 'statsdResourceId',
+    flag: 'statsd-resource-id',
+    env: 'GNOCCHI_STATSD_RESOURCE_ID',
+    kind: 'string',
+    help: 'resource of the statsd metrics (created when missing)',
+  },
+  { key: 'statsdCreator', flag: 'statsd-creator', env: 'GNOCCHI_STATSD_CREATOR', kind: 'string', help: 'creator of the statsd resource and metrics' },
+  {
+    key: 'statsdArchivePolicyName',
+    flag: 'statsd-archive-policy-name',
+    env: 'GNOCCHI_STATSD_ARCHIVE_POLICY_NAME',
+    kind: 'string',
+    help: 'archive policy of new statsd metrics (default: the archive policy rules)',
+  },
+  {
+    key: 'statsdFlushDelay',
+    flag: 'statsd-flush-delay',
+    env: 'GNOCCHI_STATSD_FLUSH_DELAY',
+    kind: 'number',
+    help: 'seconds between statsd flushes',
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -237,6 +287,15 @@ export function defaultConfig(): Config {
     keystoneProjectDomainName: 'Default',
     keystoneCacheSize: 10000,
     keystoneCacheTtl: 300,
+    metrics: true,
+    metricsAdminOnly: false,
+    ui: true,
+    statsdPort: 0,
+    statsdHost: '127.0.0.1',
+    statsdResourceId: '',
+    statsdCreator: 'admin',
+    statsdArchivePolicyName: '',
+    statsdFlushDelay: 10,
   };
 }
 
@@ -250,6 +309,11 @@ function convert(option: Option, raw: unknown): unknown {
     case 'int': {
       const n = typeof raw === 'number' ? raw : Number(String(raw));
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${where}: expected a non-negative integer, got ${String(raw)}`);
+      return n;
+    }
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : Number(String(raw));
+      if (!Number.isFinite(n) || n < 0 || String(raw).trim() === '') throw new ConfigError(`${where}: expected a non-negative number, got ${String(raw)}`);
       return n;
     }
     case 'bool': {
@@ -327,6 +391,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (!(AUTH_MODES as readonly string[]).includes(config.authMode)) {
     throw new ConfigError(`--auth-mode: expected one of ${AUTH_MODES.join(', ')}, got ${config.authMode}`);
   }
+  if (config.statsdPort > 0 && config.statsdResourceId === '') {
+    throw new ConfigError('--statsd-port needs --statsd-resource-id: the resource the statsd metrics belong to');
+  }
+  if (config.statsdFlushDelay <= 0) throw new ConfigError('--statsd-flush-delay must be above 0');
   return config;
 }
 

@@ -1,0 +1,35 @@
+/**
+ * `gnocchi-ts serve`: the engine and the HTTP server on one data directory,
+ * until SIGTERM or SIGINT.
+ */
+import { Engine } from '../engine/engine.js';
+import { buildApp } from './app.js';
+import { engineOptions, loadConfig } from './config.js';
+
+export async function serve(argv: readonly string[]): Promise<void> {
+  const config = loadConfig(argv, process.env);
+  const engine = await Engine.open(engineOptions(config));
+  const app = await buildApp({ engine, config });
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    closing ??= (async () => {
+      app.log.info(`${signal}: shutting down`);
+      // Stop accepting and finish in-flight requests, then let the
+      // processor finish its batch, then close LMDB.
+      await app.close();
+      await engine.close();
+    })().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  console.log(`gnocchi-ts listening on http://${config.host}:${config.port} (data in ${config.dataDir})`);
+}
