@@ -24,6 +24,8 @@ export interface CollectorResource {
   /** Attributes set when the resource is created. */
   attrs: Record<string, AttributeValue>;
   metricNames: readonly string[];
+  /** Policy of the metrics created; absent: the archive policy rules choose by name. */
+  archivePolicyName?: string;
 }
 
 /** Checks a metric name a collector asks for, with Gnocchi's message for `/`. */
@@ -63,13 +65,13 @@ export async function getOrCreateResourceMetrics(
           projectId: null,
           endedAt: null,
           attrs: spec.attrs,
-          metrics: newMetrics(engine, spec.metricNames),
+          metrics: newMetrics(engine, spec.metricNames, spec.archivePolicyName),
         });
       } else {
         authorize(existing.creator);
         const have = resources.metricsOf(spec.id);
         const missing = spec.metricNames.filter((n) => !have.has(n));
-        if (missing.length > 0) await resources.update(spec.type, spec.id, { metrics: newMetrics(engine, missing) }, true);
+        if (missing.length > 0) await resources.update(spec.type, spec.id, { metrics: newMetrics(engine, missing, spec.archivePolicyName) }, true);
       }
       break;
     } catch (err) {
@@ -85,8 +87,8 @@ export async function getOrCreateResourceMetrics(
   return out;
 }
 
-function newMetrics(engine: Engine, names: readonly string[]): Map<string, MetricSpec> {
+function newMetrics(engine: Engine, names: readonly string[], policy: string | undefined): Map<string, MetricSpec> {
   const out = new Map<string, MetricSpec>();
-  for (const name of names) out.set(name, { kind: 'new', archivePolicyName: engine.index.policyNameForMetric(name), unit: null });
+  for (const name of names) out.set(name, { kind: 'new', archivePolicyName: policy ?? engine.index.policyNameForMetric(name), unit: null });
   return out;
 }

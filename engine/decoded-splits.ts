@@ -28,6 +28,9 @@ export class DecodedSplitCache {
   /** The ids of `entries`, for picking one at random; each entry knows its slot. */
   private readonly ids: string[] = [];
   private used = 0;
+  /** Lookups answered and not, since start. */
+  hits = 0;
+  misses = 0;
 
   /** `budget` in bytes; 0 disables the cache. */
   constructor(
@@ -42,7 +45,12 @@ export class DecodedSplitCache {
   /** The split decoded under `id` from exactly `encoded`, if kept. */
   get(id: string, encoded: Uint8Array): Series | undefined {
     const entry = this.entries.get(id);
-    return entry !== undefined && entry.encoded.equals(encoded) ? entry.decoded : undefined;
+    if (entry !== undefined && entry.encoded.equals(encoded)) {
+      this.hits++;
+      return entry.decoded;
+    }
+    this.misses++;
+    return undefined;
   }
 
   /** Keeps `decoded` (which its users must not modify) with a copy of `encoded`. */

@@ -5,11 +5,13 @@
 import { statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { v4 as uuidv4 } from 'uuid';
+import { Activity } from './activity.js';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
 import { Index, type MetricRecord } from './index.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
+import type { Progress } from './progress.js';
 import { ResourceIndex } from './resources.js';
 import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { ReadCache, readKey } from './read-cache.js';
@@ -40,6 +42,8 @@ export interface EngineOptions {
   processingNice?: number;
   /** Bytes of decoded sealed splits kept for reads (engine/decoded-splits.ts); 0 or absent: none. */
   splitCacheSize?: number;
+  /** Told the advance of the format upgrades and index builds that opening may run; absent: silent. */
+  progress?: Progress;
 }
 
 /**
@@ -94,6 +98,7 @@ export class Engine {
   readonly resources: ResourceIndex;
   readonly readCache: ReadCache;
   readonly decodedSplits: DecodedSplitCache;
+  readonly activity = new Activity();
   private readonly pool: WorkerRunner | undefined;
   /** The key of the newest incoming record. */
   private seq = 0;
@@ -102,7 +107,7 @@ export class Engine {
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
-    upgradeIncoming(this.storage);
+    upgradeIncoming(this.storage, options.progress);
     // Record keys must grow across restarts: a repeated key would overwrite
     // acknowledged measures, and a smaller one would read as consumed by
     // states whose lastSeq is above it (even once its records are deleted).
@@ -111,7 +116,7 @@ export class Engine {
     this.readCache = new ReadCache(options.readCacheSize ?? 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
     this.index = new Index(this.storage, () => this.readCache.clear());
-    this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids));
+    this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids), options.progress);
     let runner: JobRunner;
     if (options.workers > 0) {
       this.pool = createWorkerRunner(options.dataDir, options.workers, options.processingNice ?? 0);
@@ -128,6 +133,7 @@ export class Engine {
       batchSize: 256,
       onError: (err) => console.error('processing failed:', err),
       onCommitted: (ids) => this.readCache.invalidate(ids),
+      activity: this.activity,
     });
   }
 
@@ -145,6 +151,11 @@ export class Engine {
 
   static defaultWorkers(): number {
     return Math.max(1, availableParallelism());
+  }
+
+  /** Share of the processing workers' time spent on tasks since they started (0..1); undefined when processing runs inline. */
+  workerUtilization(): number | undefined {
+    return this.pool?.utilization();
   }
 
   async close(): Promise<void> {
@@ -199,6 +210,7 @@ export class Engine {
       throw await storageFullOr(err, this.options.dataDir);
     }
     this.processor.noteIncoming(seq, entries);
+    for (const entry of entries) this.activity.measuresAccepted += entry.count;
   }
 
   /**

@@ -6,7 +6,9 @@
  * carry no `lastSeq` (read as 0), so every moved record is pending.
  */
 import type { Series } from './aggregation.js';
+import { entryCount } from './db-stats.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
+import { silentProgress, type Progress } from './progress.js';
 import { FORMAT_VERSION, type Storage } from './storage.js';
 
 function oldSeries(bytes: Uint8Array): Series {
@@ -18,17 +20,23 @@ function oldSeries(bytes: Uint8Array): Series {
   return { timestamps, values };
 }
 
-export function upgradeIncoming(storage: Storage): void {
+export function upgradeIncoming(storage: Storage, progress: Progress = silentProgress): void {
   if (storage.meta.get('format') === FORMAT_VERSION) return;
-  storage.root.transactionSync(() => {
-    const moved = [...storage.incoming.getRange()].map(({ key, value }) => ({
-      key,
-      record: encodeIncomingBatch(new Map([[key[0], oldSeries(value)]])).bytes,
-    }));
-    for (const { key, record } of moved) {
-      void storage.incomingBatches.put(key[1], record);
-      void storage.incoming.remove(key);
-    }
-    void storage.meta.put('format', FORMAT_VERSION);
-  });
+  const task = progress.task(`upgrading to format ${FORMAT_VERSION}: pending measures`, entryCount(storage.incoming));
+  try {
+    storage.root.transactionSync(() => {
+      const moved = [...storage.incoming.getRange()].map(({ key, value }) => ({
+        key,
+        record: encodeIncomingBatch(new Map([[key[0], oldSeries(value)]])).bytes,
+      }));
+      for (const { key, record } of moved) {
+        void storage.incomingBatches.put(key[1], record);
+        void storage.incoming.remove(key);
+        task.advance();
+      }
+      void storage.meta.put('format', FORMAT_VERSION);
+    });
+  } finally {
+    task.finish();
+  }
 }

@@ -43,10 +43,10 @@ export interface MetricState {
  * added the tail's chunk count to the header and the open split's to each
  * granularity's.
  */
-const VERSION = 3;
+export const METRIC_STATE_VERSION = 3;
 const HEADERS: Record<number, number> = { 1: 8, 2: 16, 3: 20 };
 const GRANULARITY_HEADERS: Record<number, number> = { 1: 28, 2: 28, 3: 32 };
-const GRANULARITY_HEADER = GRANULARITY_HEADERS[VERSION]!;
+const GRANULARITY_HEADER = GRANULARITY_HEADERS[METRIC_STATE_VERSION]!;
 
 export function emptyMetricState(): MetricState {
   return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, tailFrozen: 0, granularities: [], lastSeq: 0 };
@@ -66,17 +66,17 @@ export function lastSeqOf(bytes: Buffer): number {
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
   const n = state.tail.timestamps.length;
   const opens = state.granularities.map((g) => g.open?.raw ?? null);
-  let size = HEADERS[VERSION]! + 16 * n;
+  let size = HEADERS[METRIC_STATE_VERSION]! + 16 * n;
   for (const o of opens) size += GRANULARITY_HEADER + (o?.length ?? 0);
   const out = Buffer.allocUnsafe(size);
-  out[0] = VERSION;
+  out[0] = METRIC_STATE_VERSION;
   out[1] = state.granularities.length;
   out[2] = columnCount;
   out[3] = 0;
   out.writeUInt32LE(n, 4);
   out.writeDoubleLE(state.lastSeq, 8);
   out.writeUInt32LE(state.tailFrozen, 16);
-  let offset = HEADERS[VERSION]!;
+  let offset = HEADERS[METRIC_STATE_VERSION]!;
   const { timestamps, values } = state.tail;
   out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), offset);
   out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), offset + 8 * n);

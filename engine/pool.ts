@@ -12,6 +12,8 @@ import { workerScript } from './worker-script.js';
 
 export interface WorkerRunner {
   run: JobRunner;
+  /** piscina's utilization: task time over the pool's capacity since it started. */
+  utilization(): number;
   destroy(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export function createWorkerRunner(dataDir: string, threads: number, nice = 0): 
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads });
   return {
     run: (jobs) => pool.run(toTask(dataDir, jobs)) as Promise<ProcessResult[]>,
+    utilization: () => pool.utilization,
     destroy: () => pool.destroy(),
   };
 }

@@ -5,6 +5,7 @@
  * processed (`refresh=true`). It also knows which incoming records still
  * hold unprocessed points, and deletes a record once none does.
  */
+import type { Activity } from './activity.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { Index } from './index.js';
 import { lastSeqOf } from './metric-state.js';
@@ -29,6 +30,8 @@ export interface ProcessorOptions {
   onError?: (err: unknown) => void;
   /** Called as this thread's reads start to see what a batch committed for these metrics. */
   onCommitted?: (metricIds: string[]) => void;
+  /** Told of every batch run. */
+  activity?: Activity;
 }
 
 export interface BacklogStatus {
@@ -54,6 +57,8 @@ export class Processor {
 
   /** Per incoming record, how many metrics still have points in it. */
   private readonly live = new Map<number, number>();
+  /** When each live record was noted (ms, monotonic), in the order noted: the first is the oldest. */
+  private readonly notedAt = new Map<number, number>();
 
   constructor(private readonly options: ProcessorOptions) {
     // Measures acknowledged before a restart are still in their records,
@@ -79,6 +84,7 @@ export class Processor {
   /** Records the points of incoming record `seq`, once it is durably stored. */
   noteIncoming(seq: number, entries: IncomingEntry[]): void {
     this.live.set(seq, entries.length);
+    this.notedAt.set(seq, performance.now());
     for (const { metricId, offset, count } of entries) {
       this.pendingMeasures += count;
       const ref = { seq, offset, count };
@@ -108,12 +114,22 @@ export class Processor {
 
   private drop(seq: number): void {
     this.live.delete(seq);
+    this.notedAt.delete(seq);
     this.options.storage.incomingBatches.remove(seq).catch((err: unknown) => this.options.onError?.(err));
   }
 
   /** Measures acknowledged and not yet processed, all metrics together. */
   pendingMeasureCount(): number {
     return this.pendingMeasures;
+  }
+
+  /**
+   * Seconds since the oldest measure still waiting was acknowledged (since
+   * start-up for those acknowledged before it); 0 when none waits.
+   */
+  processingLag(): number {
+    for (const at of this.notedAt.values()) return (performance.now() - at) / 1000;
+    return 0;
   }
 
   hasPending(metricId: string): boolean {
@@ -252,18 +268,23 @@ export class Processor {
       this.options.storage.root.resetReadTxn();
       this.options.onCommitted?.(jobs.map((j) => j.metricId));
     };
+    const started = performance.now();
+    const report = (measures: number, failed: boolean) =>
+      this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds: (performance.now() - started) / 1000, failed });
     const work = this.options.runner(jobs).then(
       (results) => {
         committed();
+        let measures = 0;
         for (const r of results) {
           const refs = this.pending.get(r.metricId);
           if (refs === undefined) continue;
           // Records pushed while the job ran come after r.lastSeq and stay.
           let consumed = 0;
-          while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) consumed++;
+          while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) measures += refs[consumed++]!.count;
           this.release(refs, consumed);
           if (refs.length === 0) this.pending.delete(r.metricId);
         }
+        report(measures, false);
       },
     );
     let failed = false;
@@ -271,6 +292,7 @@ export class Processor {
       .catch((err: unknown) => {
         failed = true;
         committed();
+        report(0, true);
         throw err;
       })
       .finally(() => {

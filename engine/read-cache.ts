@@ -45,6 +45,9 @@ export class ReadCache {
   /** Per metric, the keys of its entries in `entries`. */
   private readonly byMetric = new Map<string, Set<string>>();
   private used = 0;
+  /** Lookups answered and not, since start. */
+  hits = 0;
+  misses = 0;
 
   /** `budget` in bytes; 0 disables the cache. */
   constructor(readonly budget: number) {}
@@ -78,7 +81,11 @@ export class ReadCache {
   get(metricId: string, key: string): Buffer | undefined {
     const full = fullKey(metricId, key);
     const entry = this.entries.get(full);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.entries.delete(full);
     this.entries.set(full, entry);
     return entry.answer;

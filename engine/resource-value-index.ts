@@ -11,6 +11,8 @@
  * `revision_end` is NULL on every current revision, and
  * indexed so that history searches find current revisions by it too.
  */
+import { entryCount } from './db-stats.js';
+import { silentProgress, type Progress } from './progress.js';
 import { keyTarget, rangeBounds, valueKey, type KeyRange, type StoredValue, type ValueKey } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
@@ -21,6 +23,23 @@ const GENERIC_FIELDS: readonly string[] = [
 
 export function isIndexedGenericField(field: string): boolean {
   return GENERIC_FIELDS.includes(field);
+}
+
+/** The types a resource's entries are filed under: its own, and `generic` (which sees every resource). */
+export function indexedTypes(type: string): string[] {
+  return type === 'generic' ? ['generic'] : [type, 'generic'];
+}
+
+/**
+ * The keys of a revision's entries (each entry's value is the revision's
+ * `revision_start`); `revision` for a closed revision. engine/check.ts
+ * rebuilds the expected entries with it.
+ */
+export function* valueIndexKeys(r: Revision, attributes: readonly string[], revision?: number): Generator<ValueKey> {
+  for (const type of indexedTypes(r.type)) {
+    for (const field of GENERIC_FIELDS) yield valueKey(type, field, fieldOf(r, field), r.id, revision);
+  }
+  for (const name of attributes) yield valueKey(r.type, name, r.attrs[name] ?? null, r.id, revision);
 }
 
 const META_KEY = 'resourcesByValue';
@@ -39,23 +58,30 @@ export class ResourceValueIndex {
   constructor(private readonly storage: Storage) {}
 
   /** Builds both indexes from the stored revisions when the data directory predates them. */
-  ensureBuilt(attributesOf: (type: string) => readonly string[]): void {
+  ensureBuilt(attributesOf: (type: string) => readonly string[], progress: Progress = silentProgress): void {
     const { storage } = this;
     if (storage.meta.get(META_KEY) === META_VERSION) return;
-    storage.root.transactionSync(() => {
-      for (const db of [storage.resourcesByValue, storage.resourceHistoryByValue]) {
-        for (const key of [...db.getKeys()]) void db.remove(key);
-      }
-      for (const { value } of storage.resources.getRange()) {
-        const r = value as ResourceRecord;
-        this.indexCurrent(r, attributesOf(r.type), true);
-      }
-      for (const { value } of storage.resourceHistory.getRange()) {
-        const r = value as Revision;
-        this.indexRevision(r, attributesOf(r.type), true);
-      }
-      void storage.meta.put(META_KEY, META_VERSION);
-    });
+    const task = progress.task('building resources_by_value', entryCount(storage.resources) + entryCount(storage.resourceHistory));
+    try {
+      storage.root.transactionSync(() => {
+        for (const db of [storage.resourcesByValue, storage.resourceHistoryByValue]) {
+          for (const key of [...db.getKeys()]) void db.remove(key);
+        }
+        for (const { value } of storage.resources.getRange()) {
+          const r = value as ResourceRecord;
+          this.indexCurrent(r, attributesOf(r.type), true);
+          task.advance();
+        }
+        for (const { value } of storage.resourceHistory.getRange()) {
+          const r = value as Revision;
+          this.indexRevision(r, attributesOf(r.type), true);
+          task.advance();
+        }
+        void storage.meta.put(META_KEY, META_VERSION);
+      });
+    } finally {
+      task.finish();
+    }
   }
 
   /** Adds or removes the entries of a current revision. */
@@ -84,14 +110,7 @@ export class ResourceValueIndex {
     revision: number | undefined,
     add: boolean,
   ): void {
-    const put = (type: string, field: string, v: StoredValue) => {
-      const key = valueKey(type, field, v, r.id, revision);
-      void (add ? db.put(key, r.revisionStart) : db.remove(key));
-    };
-    for (const type of r.type === 'generic' ? ['generic'] : [r.type, 'generic']) {
-      for (const field of GENERIC_FIELDS) put(type, field, fieldOf(r, field));
-    }
-    for (const name of attributes) put(r.type, name, r.attrs[name] ?? null);
+    for (const key of valueIndexKeys(r, attributes, revision)) void (add ? db.put(key, r.revisionStart) : db.remove(key));
   }
 
   /** Removes every entry under `type` (a deleted type's name may be reused). */

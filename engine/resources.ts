@@ -47,8 +47,10 @@ import {
   ResourceTypeInUse,
   UnexpectedResourceTypeState,
 } from './errors.js';
+import { entryCount } from './db-stats.js';
+import { silentProgress, type Progress } from './progress.js';
 import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
-import { ResourceValueIndex } from './resource-value-index.js';
+import { indexedTypes, ResourceValueIndex } from './resource-value-index.js';
 import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
 import { planSearch, type Plan } from './search-plan.js';
 import type { Storage } from './storage.js';
@@ -197,17 +199,27 @@ export class ResourceIndex {
     private readonly index: Index,
     /** Called after a commit that deleted metrics (to drop processing state). */
     private readonly onMetricsDeleted: (ids: string[]) => void = () => {},
+    /** Told the advance of index builds. */
+    progress: Progress = silentProgress,
   ) {
     if (storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
       // A data directory from before the index: build it once.
-      storage.root.transactionSync(() => {
-        for (const key of [...storage.resourcesByRevisionStart.getKeys()]) void storage.resourcesByRevisionStart.remove(key);
-        for (const { value } of storage.resources.getRange()) this.indexRevisionStart(value as ResourceRecord, true);
-        void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
-      });
+      const task = progress.task('building resources_by_revision_start', entryCount(storage.resources));
+      try {
+        storage.root.transactionSync(() => {
+          for (const key of [...storage.resourcesByRevisionStart.getKeys()]) void storage.resourcesByRevisionStart.remove(key);
+          for (const { value } of storage.resources.getRange()) {
+            this.indexRevisionStart(value as ResourceRecord, true);
+            task.advance();
+          }
+          void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
+        });
+      } finally {
+        task.finish();
+      }
     }
     this.values = new ResourceValueIndex(storage);
-    this.values.ensureBuilt((type) => this.attributeNames(type));
+    this.values.ensureBuilt((type) => this.attributeNames(type), progress);
   }
 
   private readonly values: ResourceValueIndex;
@@ -219,7 +231,7 @@ export class ResourceIndex {
   /** Adds (or removes) a current resource's resources_by_revision_start entries. */
   private indexRevisionStart(r: ResourceRecord, add: boolean): void {
     const byRev = this.storage.resourcesByRevisionStart;
-    for (const type of r.type === 'generic' ? ['generic'] : [r.type, 'generic']) {
+    for (const type of indexedTypes(r.type)) {
       const revKey: [string, number, string] = [type, r.revisionStart, r.id];
       void (add ? byRev.put(revKey, true) : byRev.remove(revKey));
     }

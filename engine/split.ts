@@ -49,6 +49,26 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return out.subarray(0, offset);
 }
 
+/** Whether stored split bytes are a raw (open) split rather than a sealed one. */
+export const isRawSplit = (bytes: Uint8Array) => bytes[0] === TAG_RAW;
+
+/**
+ * Why `raw` is not a raw split of `ncols` columns, or null. For checking
+ * stored bytes before decoding them: the decoder trusts the layout.
+ */
+export function rawSplitProblem(raw: Uint8Array, ncols: number): string | null {
+  if (raw.length < RAW_HEADER) return `${raw.length} bytes: shorter than a raw split header`;
+  if (raw[0] !== TAG_RAW) return `tag ${raw[0]} is not a raw split's`;
+  if (raw[1] !== ncols) return `${raw[1]} columns, the policy has ${ncols} methods`;
+  const n = rawRowCount(raw);
+  let offset = RAW_HEADER + 8 * n * (ncols + 1);
+  for (let c = 0; c < ncols; c++) {
+    if (offset >= raw.length) break;
+    offset += raw[offset] === 0 ? 1 : 1 + n;
+  }
+  return offset === raw.length ? null : `${raw.length} bytes where ${n} rows of ${ncols} columns take ${offset}`;
+}
+
 /** The number of rows of a raw split. */
 export function rawRowCount(raw: Uint8Array): number {
   return rawLayout(raw).n;

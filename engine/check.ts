@@ -1,0 +1,482 @@
+/**
+ * The consistency check of a data directory (`gnocchi-ts check`): every
+ * stored record is read back and held against what the engine would have
+ * written.
+ *
+ *   splits         decode (sealed ones check their CRC), sit in their
+ *                  window, and belong to a metric and one of its policy's
+ *                  granularities, older than that granularity's open split;
+ *   metric states  decode, name only their policy's granularities, and agree
+ *                  with their chunks (counts, layout, rows in order and in
+ *                  the split's window) and with the oldest sealed split
+ *                  (retention scans from it);
+ *   chunks         belong to a state's tail or open split;
+ *   metrics        have their policy; named ones sit in metrics_by_resource;
+ *   resources      have their type; the index databases hold exactly the
+ *                  entries rebuilt from the resources and their history.
+ *
+ * Read-only and synchronous: lmdb-js keeps one read transaction while the
+ * event loop is not yielded to, so the whole check sees one snapshot even
+ * while a server writes.
+ */
+import type { ArchivePolicy } from './archive-policy.js';
+import { entryCount } from './db-stats.js';
+import type { MetricRecord } from './index.js';
+import { decodeMetricState, encodeMetricState, METRIC_STATE_VERSION, type MetricState, type OpenSplit } from './metric-state.js';
+import { silentProgress, type Progress, type ProgressTask } from './progress.js';
+import { keyTarget, type ValueKey } from './resource-index-keys.js';
+import type { ResourceRecord, Revision } from './resource-search.js';
+import { indexedTypes, valueIndexKeys } from './resource-value-index.js';
+import type { ResourceTypeRecord } from './resource-type.js';
+import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
+import { readOpenSplit, readTail } from './state-chunks.js';
+import type { SplitKeyTuple, Storage } from './storage.js';
+
+export type FaultKind =
+  | 'split-corrupt'
+  | 'split-orphan'
+  | 'state-corrupt'
+  | 'state-orphan'
+  | 'state-missing'
+  | 'state-mismatch'
+  | 'chunk-corrupt'
+  | 'chunk-orphan'
+  | 'metric-policy-missing'
+  | 'metric-resource-missing'
+  | 'resource-type-missing'
+  | 'index-missing'
+  | 'index-extra'
+  | 'index-mismatch';
+
+export interface Fault {
+  kind: FaultKind;
+  /** The LMDB database of the record at fault. */
+  db: string;
+  key: unknown;
+  reason: string;
+}
+
+export interface CheckReport {
+  /** At most MAX_FAULTS of them; `faultCount` counts all. */
+  faults: Fault[];
+  faultCount: number;
+  /** Records read, per LMDB database. */
+  checked: Record<string, number>;
+}
+
+/** Faults kept for the report: a wrecked directory must not exhaust memory. */
+const MAX_FAULTS = 10_000;
+/** The tail's chunks sit under granularity 0 (engine/state-chunks.ts). */
+const TAIL = 0;
+/** Why timestamps are not those of a split's rows (ascending periods within its window), or null. */
+function rowsProblem(timestamps: Float64Array, key: number, granularity: number): string | null {
+  const end = key + granularity * POINTS_PER_SPLIT;
+  for (let i = 0; i < timestamps.length; i++) {
+    const t = timestamps[i]!;
+    if (t < key || t >= end) return `row ${i} at ${t} lies outside the split's window [${key}, ${end})`;
+    if ((t - key) % granularity !== 0) return `row ${i} at ${t} is not on a ${granularity} µs period`;
+    if (i > 0 && t <= timestamps[i - 1]!) return `row ${i} at ${t} does not follow row ${i - 1}`;
+  }
+  return null;
+}
+
+const keyString = (key: unknown): string => JSON.stringify(key);
+
+class Checker {
+  readonly faults: Fault[] = [];
+  faultCount = 0;
+  readonly checked: Record<string, number> = {};
+  /** Faults per database, and index entries expected per database (see mayHoldExtras). */
+  private readonly faultsIn = new Map<string, number>();
+  private readonly expected = new Map<string, number>();
+  private lastMetricId: string | undefined;
+  private lastMetric: { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly task: ProgressTask,
+  ) {}
+
+  fault(kind: FaultKind, db: string, key: unknown, reason: string): void {
+    this.faultCount++;
+    this.faultsIn.set(db, (this.faultsIn.get(db) ?? 0) + 1);
+    if (this.faults.length < MAX_FAULTS) this.faults.push({ kind, db, key, reason });
+  }
+
+  private read(db: string): void {
+    this.checked[db] = (this.checked[db] ?? 0) + 1;
+    this.task.advance();
+  }
+
+  /** A metric and its policy; records come sorted by metric, so one lookup serves a run of them. */
+  private metricOf(id: string): { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } {
+    if (id !== this.lastMetricId) {
+      this.lastMetricId = id;
+      const metric = this.storage.metrics.get(id) as MetricRecord | undefined;
+      const policy = metric === undefined ? undefined : (this.storage.policies.get(metric.archivePolicyName) as ArchivePolicy | undefined);
+      this.lastMetric = { metric, policy };
+    }
+    return this.lastMetric;
+  }
+
+  metrics(): void {
+    const { storage } = this;
+    for (const { key, value } of storage.metrics.getRange()) {
+      this.read('metrics');
+      const m = value as MetricRecord;
+      if (storage.policies.get(m.archivePolicyName) === undefined) {
+        this.fault('metric-policy-missing', 'metrics', key, `archive policy ${m.archivePolicyName} does not exist`);
+      }
+      if (m.resourceId === null) continue;
+      if (storage.resources.get(m.resourceId) === undefined) {
+        this.fault('metric-resource-missing', 'metrics', key, `resource ${m.resourceId} does not exist`);
+      }
+      if (m.name === null) continue;
+      const indexed = storage.metricsByResource.get([m.resourceId, m.name]);
+      if (indexed === undefined) this.fault('index-missing', 'metrics_by_resource', [m.resourceId, m.name], `metric ${m.id} is not indexed`);
+      else if (indexed !== m.id) this.fault('index-mismatch', 'metrics_by_resource', [m.resourceId, m.name], `holds metric ${indexed}, expected ${m.id}`);
+    }
+    for (const { key, value } of storage.metricsByResource.getRange()) {
+      this.read('metrics_by_resource');
+      const m = storage.metrics.get(value) as MetricRecord | undefined;
+      if (m === undefined) this.fault('index-extra', 'metrics_by_resource', key, `metric ${value} does not exist`);
+      else if (m.resourceId !== key[0] || m.name !== key[1]) {
+        this.fault('index-mismatch', 'metrics_by_resource', key, `metric ${value} is named ${m.name ?? 'null'} on resource ${m.resourceId ?? 'null'}`);
+      }
+    }
+  }
+
+  splits(): void {
+    const { storage } = this;
+    let previousMetric: string | undefined;
+    for (const { key, value } of storage.splits.getRange()) {
+      this.read('splits');
+      const [metricId, granularity, splitKey] = key;
+      if (metricId !== previousMetric) {
+        previousMetric = metricId;
+        if (this.metricOf(metricId).metric !== undefined && !storage.states.doesExist(metricId)) {
+          this.fault('state-missing', 'metric_state', metricId, 'the metric has sealed splits but no state');
+        }
+      }
+      const { metric, policy } = this.metricOf(metricId);
+      if (metric === undefined) {
+        this.fault('split-orphan', 'splits', key, `metric ${metricId} does not exist`);
+        continue;
+      }
+      if (policy === undefined) continue;
+      if (!policy.definition.some((d) => d.granularity === granularity)) {
+        this.fault('split-orphan', 'splits', key, `granularity ${granularity} µs is not in policy ${policy.name}`);
+        continue;
+      }
+      if (splitKeyOf(splitKey, granularity) !== splitKey) {
+        this.fault('split-corrupt', 'splits', key, `key ${splitKey} does not start a split of granularity ${granularity} µs`);
+        continue;
+      }
+      const ncols = policy.aggregationMethods.length;
+      if (isRawSplit(value)) {
+        const problem = rawSplitProblem(value, ncols);
+        if (problem !== null) {
+          this.fault('split-corrupt', 'splits', key, problem);
+          continue;
+        }
+      }
+      try {
+        const rows = rowsProblem(decodeStoredSplit(value, splitKey, granularity, ncols).timestamps, splitKey, granularity);
+        if (rows !== null) this.fault('split-corrupt', 'splits', key, rows);
+      } catch (err) {
+        this.fault('split-corrupt', 'splits', key, (err as Error).message);
+      }
+    }
+  }
+
+  states(): void {
+    for (const { key, value } of this.storage.states.getRange()) {
+      this.read('metric_state');
+      const { metric, policy } = this.metricOf(key);
+      if (metric === undefined) {
+        this.fault('state-orphan', 'metric_state', key, `metric ${key} does not exist`);
+        continue;
+      }
+      if (policy === undefined) continue;
+      let state: MetricState;
+      try {
+        state = decodeMetricState(value);
+        // Current states re-encode to their very bytes: a difference is truncated or trailing data.
+        if (value[0] === METRIC_STATE_VERSION && !encodeMetricState(state, value[2]!).equals(value)) throw new Error('the bytes do not match the layout they describe');
+      } catch (err) {
+        this.fault('state-corrupt', 'metric_state', key, (err as Error).message);
+        continue;
+      }
+      this.state(key, policy, state, value[2]!);
+    }
+  }
+
+  private state(metricId: string, policy: ArchivePolicy, state: MetricState, columnCount: number): void {
+    const ncols = policy.aggregationMethods.length;
+    if (state.granularities.length > 0 && columnCount !== ncols) {
+      this.fault('state-mismatch', 'metric_state', metricId, `${columnCount} columns, policy ${policy.name} has ${ncols} methods`);
+      return;
+    }
+    this.tail(metricId, state);
+    for (const g of state.granularities) {
+      if (!policy.definition.some((d) => d.granularity === g.granularity)) {
+        this.fault('state-mismatch', 'metric_state', metricId, `granularity ${g.granularity} µs is not in policy ${policy.name}`);
+        continue;
+      }
+      const sealed = this.sealedKeyRange(metricId, g.granularity);
+      if (sealed !== null && (g.oldestSealedKey === null || g.oldestSealedKey > sealed.oldest)) {
+        this.fault(
+          'state-mismatch',
+          'metric_state',
+          metricId,
+          `granularity ${g.granularity} µs: oldest sealed key ${g.oldestSealedKey ?? 'null'}, but a split is sealed at ${sealed.oldest} (retention would miss it)`,
+        );
+      }
+      if (g.open === null) continue;
+      if (sealed !== null && sealed.newest >= g.open.key) {
+        this.fault('state-mismatch', 'metric_state', metricId, `granularity ${g.granularity} µs: split ${sealed.newest} is sealed, yet ${g.open.key} is open`);
+      }
+      this.openSplit(metricId, g.granularity, g.open, ncols);
+    }
+  }
+
+  private sealedKeyRange(metricId: string, granularity: number): { oldest: number; newest: number } | null {
+    const low: SplitKeyTuple = [metricId, granularity, -1];
+    const high: SplitKeyTuple = [metricId, granularity, Number.MAX_SAFE_INTEGER];
+    let oldest: number | undefined;
+    let newest: number | undefined;
+    for (const key of this.storage.splits.getKeys({ start: low, end: high, limit: 1 })) oldest = key[2];
+    // A reverse range starts at its high end.
+    for (const key of this.storage.splits.getKeys({ start: high, end: low, reverse: true, limit: 1 })) newest = key[2];
+    return oldest === undefined || newest === undefined ? null : { oldest, newest };
+  }
+
+  /** Its chunks, each checked; null when one is corrupt (reported). */
+  private chunks(metricId: string, slot: number, start: number, end: number, ncols: number): Buffer[] | null {
+    const chunks: Buffer[] = [];
+    for (const { key, value } of this.storage.stateChunks.getRange({ start: [metricId, slot, start], end: [metricId, slot, end] })) {
+      const problem = rawSplitProblem(value, ncols) ?? (rawRowCount(value) === 0 ? 'no rows' : null);
+      if (problem !== null) {
+        this.fault('chunk-corrupt', 'state_chunks', key, problem);
+        return null;
+      }
+      chunks.push(value);
+    }
+    return chunks;
+  }
+
+  private tail(metricId: string, state: MetricState): void {
+    const chunks = this.chunks(metricId, TAIL, -Number.MAX_VALUE, Number.MAX_VALUE, 1);
+    if (chunks === null) return;
+    if (chunks.length !== state.tailFrozen) {
+      this.fault('state-mismatch', 'metric_state', metricId, `the tail counts ${state.tailFrozen} chunks, ${chunks.length} are stored`);
+      return;
+    }
+    const { timestamps } = readTail(this.storage, metricId, state).tail;
+    for (let i = 1; i < timestamps.length; i++) {
+      if (timestamps[i]! < timestamps[i - 1]!) {
+        this.fault('state-mismatch', 'metric_state', metricId, `tail point ${i} at ${timestamps[i]} comes before point ${i - 1}`);
+        return;
+      }
+    }
+  }
+
+  private openSplit(metricId: string, granularity: number, open: OpenSplit, ncols: number): void {
+    const where = `granularity ${granularity} µs, open split ${open.key}`;
+    const inline = rawSplitProblem(open.raw, ncols);
+    if (inline !== null) {
+      this.fault('state-corrupt', 'metric_state', metricId, `${where}: ${inline}`);
+      return;
+    }
+    const chunks = this.chunks(metricId, granularity, open.key, open.key + granularity * POINTS_PER_SPLIT, ncols);
+    if (chunks === null) return;
+    if (chunks.length !== open.frozen) {
+      this.fault('state-mismatch', 'metric_state', metricId, `${where}: counts ${open.frozen} chunks, ${chunks.length} are stored`);
+      return;
+    }
+    const rows = rowsProblem(readOpenSplit(this.storage, metricId, granularity, open).timestamps, open.key, granularity);
+    if (rows !== null) this.fault('state-mismatch', 'metric_state', metricId, `${where}: ${rows}`);
+  }
+
+  /** Every chunk must belong to its metric's tail or to an open split (their contents are checked with the states). */
+  orphanChunks(): void {
+    let lastId: string | undefined;
+    let state: MetricState | undefined;
+    for (const key of this.storage.stateChunks.getKeys()) {
+      this.read('state_chunks');
+      const [metricId, slot, first] = key;
+      if (metricId !== lastId) {
+        lastId = metricId;
+        const bytes = this.storage.states.get(metricId);
+        state = undefined;
+        try {
+          if (bytes !== undefined) state = decodeMetricState(bytes);
+        } catch {
+          // Reported with the states.
+        }
+      }
+      if (state === undefined) {
+        if (!this.storage.states.doesExist(metricId)) this.fault('chunk-orphan', 'state_chunks', key, `metric ${metricId} has no state`);
+        continue;
+      }
+      if (slot === TAIL) {
+        if (state.tailFrozen === 0) this.fault('chunk-orphan', 'state_chunks', key, 'the tail has no frozen chunks');
+        continue;
+      }
+      const open = state.granularities.find((g) => g.granularity === slot)?.open ?? null;
+      if (open === null || open.frozen === 0 || first < open.key || first >= open.key + slot * POINTS_PER_SPLIT) {
+        this.fault('chunk-orphan', 'state_chunks', key, `no open split of granularity ${slot} µs holds rows at ${first}`);
+      }
+    }
+  }
+
+  resources(): void {
+    const { storage } = this;
+    const attributes = attributeNames(storage);
+    for (const { key, value } of storage.resources.getRange()) {
+      this.read('resources');
+      const r = value as ResourceRecord;
+      const attrs = attributes(r.type);
+      if (attrs === undefined) {
+        this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
+        continue;
+      }
+      this.expect('resources_by_type', storage.resourcesByType, [[r.type, r.id]], true);
+      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, revisionStartKeys(r), true);
+      this.expect('resources_by_value', storage.resourcesByValue, valueIndexKeys(currentRevision(r), attrs), r.revisionStart);
+    }
+    for (const { key, value } of storage.resourceHistory.getRange()) {
+      this.read('resource_history');
+      const r = value as Revision;
+      const attrs = attributes(r.type);
+      if (attrs === undefined) {
+        this.fault('resource-type-missing', 'resource_history', key, `resource type ${r.type} does not exist`);
+        continue;
+      }
+      this.expect('resource_history_by_value', storage.resourceHistoryByValue, valueIndexKeys(r, attrs, r.revision), r.revisionStart);
+    }
+  }
+
+  /** The entries `keys` must be in `db`, with `value`. */
+  private expect<K extends unknown[]>(name: string, db: { get(key: K): unknown }, keys: Iterable<K>, value: unknown): void {
+    for (const key of keys) {
+      this.expected.set(name, (this.expected.get(name) ?? 0) + 1);
+      const stored = db.get(key);
+      if (stored === undefined) this.fault('index-missing', name, key, 'no entry');
+      else if (stored !== value) this.fault('index-mismatch', name, key, `holds ${keyString(stored)}, expected ${keyString(value)}`);
+    }
+  }
+
+  /**
+   * Whether `db` may hold entries no resource gives. When every expected
+   * entry was found and the database holds just as many, it holds nothing
+   * else: the walk of its entries (a rebuild of their resource's entries
+   * each) is saved.
+   */
+  private mayHoldExtras(name: string, db: Storage['resourcesByValue'] | Storage['resourcesByType'] | Storage['resourcesByRevisionStart']): boolean {
+    const stored = entryCount(db);
+    if ((this.faultsIn.get(name) ?? 0) > 0 || stored !== (this.expected.get(name) ?? 0)) return true;
+    if (stored > 0) this.checked[name] = stored;
+    this.task.advance(stored);
+    return false;
+  }
+
+  /** Every index entry must be one its resource (or revision) gives. */
+  extraIndexEntries(): void {
+    const { storage } = this;
+    const attributes = attributeNames(storage);
+    const resource = (id: string) => storage.resources.get(id) as ResourceRecord | undefined;
+    // A revision of a missing type has unknown entries: it was reported as such.
+    const gives = (r: Revision | undefined, key: ValueKey, revision?: number): boolean => {
+      if (r === undefined) return false;
+      const attrs = attributes(r.type);
+      if (attrs === undefined) return true;
+      const wanted = keyString(key);
+      for (const k of valueIndexKeys(r, attrs, revision)) if (keyString(k) === wanted) return true;
+      return false;
+    };
+    if (this.mayHoldExtras('resources_by_type', storage.resourcesByType)) {
+      for (const key of storage.resourcesByType.getKeys()) {
+        this.read('resources_by_type');
+        if (resource(key[1])?.type !== key[0]) this.fault('index-extra', 'resources_by_type', key, `no resource ${key[1]} of type ${key[0]}`);
+      }
+    }
+    if (this.mayHoldExtras('resources_by_revision_start', storage.resourcesByRevisionStart)) {
+      for (const key of storage.resourcesByRevisionStart.getKeys()) {
+        this.read('resources_by_revision_start');
+        const r = resource(key[2]);
+        if (r === undefined || ![...revisionStartKeys(r)].some((k) => keyString(k) === keyString(key))) {
+          this.fault('index-extra', 'resources_by_revision_start', key, `resource ${key[2]} has no such entry`);
+        }
+      }
+    }
+    if (this.mayHoldExtras('resources_by_value', storage.resourcesByValue)) {
+      for (const key of storage.resourcesByValue.getKeys()) {
+        this.read('resources_by_value');
+        const { id } = keyTarget(key);
+        const r = resource(id);
+        if (!gives(r === undefined ? undefined : currentRevision(r), key)) {
+          this.fault('index-extra', 'resources_by_value', key, `resource ${id} has no such entry`);
+        }
+      }
+    }
+    if (this.mayHoldExtras('resource_history_by_value', storage.resourceHistoryByValue)) {
+      for (const key of storage.resourceHistoryByValue.getKeys()) {
+        this.read('resource_history_by_value');
+        const { id, revision } = keyTarget(key);
+        const r = storage.resourceHistory.get([id, revision]) as Revision | undefined;
+        if (!gives(r, key, revision)) {
+          this.fault('index-extra', 'resource_history_by_value', key, `revision ${revision} of resource ${id} has no such entry`);
+        }
+      }
+    }
+  }
+}
+
+const currentRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+
+function* revisionStartKeys(r: ResourceRecord): Generator<[string, number, string]> {
+  for (const type of indexedTypes(r.type)) yield [type, r.revisionStart, r.id];
+}
+
+/** Attribute names by type, undefined for a type that does not exist. */
+function attributeNames(storage: Storage): (type: string) => readonly string[] | undefined {
+  const known = new Map<string, readonly string[] | undefined>([['generic', []]]);
+  return (type) => {
+    if (!known.has(type)) {
+      const rt = storage.resourceTypes.get(type) as ResourceTypeRecord | undefined;
+      known.set(type, rt?.attributes.map((a) => a.name));
+    }
+    return known.get(type);
+  };
+}
+
+/** Checks the whole data directory behind `storage` (opened read-only, or not). */
+export function checkStorage(storage: Storage, progress: Progress = silentProgress): CheckReport {
+  const walked = [
+    storage.metrics,
+    storage.metricsByResource,
+    storage.splits,
+    storage.states,
+    storage.stateChunks,
+    storage.resources,
+    storage.resourceHistory,
+    storage.resourcesByType,
+    storage.resourcesByRevisionStart,
+    storage.resourcesByValue,
+    storage.resourceHistoryByValue,
+  ].reduce((n, db) => n + entryCount(db), 0);
+  const task = progress.task('checking', walked);
+  try {
+    const checker = new Checker(storage, task);
+    checker.metrics();
+    checker.splits();
+    checker.states();
+    checker.orphanChunks();
+    checker.resources();
+    checker.extraIndexEntries();
+    return { faults: checker.faults, faultCount: checker.faultCount, checked: checker.checked };
+  } finally {
+    task.finish();
+  }
+}

@@ -1,0 +1,179 @@
+// engine/check.ts on data the engine wrote (typed resources with history,
+// metrics with sealed splits, open splits and tail chunks): clean data has
+// no fault, and each kind of damage is reported as its kind, on its record.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkStorage, type Fault } from '../../engine/check.js';
+import { Engine } from '../../engine/engine.js';
+import type { MetricRecord } from '../../engine/index.js';
+import type { Progress } from '../../engine/progress.js';
+import type { Storage } from '../../engine/storage.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+const HOST = '00000000-0000-4000-8000-000000000001';
+const BOX = '00000000-0000-4000-8000-000000000002';
+const STANDALONE = '00000000-0000-4000-8000-0000000000aa';
+/** 1 s points over 2.5 h: two sealed 1 s splits and an open one with a frozen chunk, per metric. */
+const POINTS = 9000;
+
+let dataDir: string;
+let engine: Engine;
+let attached: MetricRecord;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-check-'));
+  engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+  await engine.index.createPolicy({
+    name: 'p',
+    backWindow: 0,
+    definition: [
+      { granularity: S, points: 86_400, timespan: 86_400 * S },
+      { granularity: 60 * S, points: 1440, timespan: 86_400 * S },
+    ],
+    aggregationMethods: ['mean', 'max'],
+  });
+  await engine.resources.createType({ name: 'host', state: 'creating', attributes: [{ name: 'host_name', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
+  const base = { creator: 'admin', userId: 'u', projectId: null, endedAt: null };
+  await engine.resources.create('host', {
+    ...base,
+    id: HOST,
+    originalResourceId: 'h1',
+    attrs: { host_name: 'one' },
+    metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]),
+  });
+  await engine.resources.update('host', HOST, { attrs: { host_name: 'two' } });
+  await engine.resources.create('generic', { ...base, id: BOX, originalResourceId: 'b', attrs: {} });
+  attached = engine.resources.metricByName(HOST, 'cpu')!;
+  const standalone = await engine.index.createMetric({ id: STANDALONE, name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+  const timestamps = Float64Array.from({ length: POINTS }, (_, i) => T0 + i * S);
+  const values = Float64Array.from({ length: POINTS }, (_, i) => (i % 7) / 4);
+  await engine.addMeasures(new Map([[attached.id, { timestamps, values }], [standalone.id, { timestamps, values }]]));
+  await engine.refresh([attached.id, standalone.id]);
+});
+
+afterEach(async () => {
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const first = <T>(keys: Iterable<T>): T => {
+  for (const k of keys) return k;
+  throw new Error('no such record');
+};
+
+describe('checkStorage', () => {
+  it('finds no fault in what the engine wrote, having read every kind of record', () => {
+    const report = checkStorage(engine.storage);
+    expect(report.faults).toEqual([]);
+    expect(report.checked).toMatchObject({ metrics: 2, resources: 2, resource_history: 1, metrics_by_resource: 1 });
+    expect(report.checked.splits).toBeGreaterThanOrEqual(4);
+    expect(report.checked.state_chunks).toBeGreaterThanOrEqual(2);
+  });
+
+  it('tells its progress: one task whose steps are the records read', () => {
+    const seen: { label: string; total: number; done: number; finished: boolean }[] = [];
+    const progress: Progress = {
+      task(label, total) {
+        const t = { label, total, done: 0, finished: false };
+        seen.push(t);
+        return { advance: (n = 1) => void (t.done += n), finish: () => void (t.finished = true) };
+      },
+    };
+    checkStorage(engine.storage, progress);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ label: 'checking', finished: true });
+    expect(seen[0]!.done).toBe(seen[0]!.total);
+  });
+
+  const damages: { damage: string; change: (s: Storage) => void; expected: Partial<Fault> }[] = [
+    {
+      damage: 'a frozen chunk of an open split deleted',
+      change: (s) => s.stateChunks.removeSync(first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0], end: [STANDALONE, 2 * S, 0] }))),
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/counts 1 chunks, 0 are stored/) },
+    },
+    {
+      damage: 'a tail chunk the state does not count',
+      change: (s) => s.stateChunks.putSync([STANDALONE, 0, T0], s.stateChunks.get(first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0] })))!),
+      expected: { kind: 'chunk-orphan', db: 'state_chunks', key: [STANDALONE, 0, T0] },
+    },
+    {
+      damage: 'a chunk no open split holds',
+      change: (s) => s.stateChunks.putSync([STANDALONE, 60 * S, 0], s.stateChunks.get(first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0] })))!),
+      expected: { kind: 'chunk-orphan', db: 'state_chunks', key: [STANDALONE, 60 * S, 0] },
+    },
+    {
+      damage: 'a state of no metric',
+      change: (s) => s.states.putSync('no-such-metric', s.states.get(STANDALONE)!),
+      expected: { kind: 'state-orphan', db: 'metric_state', key: 'no-such-metric' },
+    },
+    {
+      damage: 'a truncated state',
+      change: (s) => s.states.putSync(STANDALONE, s.states.get(STANDALONE)!.subarray(0, 100)),
+      expected: { kind: 'state-corrupt', db: 'metric_state', key: STANDALONE },
+    },
+    {
+      damage: 'a split of a granularity the policy lacks',
+      change: (s) => s.splits.putSync([STANDALONE, 7 * S, 0], s.splits.get(first(s.splits.getKeys({ start: [STANDALONE, S, 0] })))!),
+      expected: { kind: 'split-orphan', db: 'splits', key: [STANDALONE, 7 * S, 0] },
+    },
+    {
+      damage: 'a truncated split',
+      change: (s) => {
+        const key = first(s.splits.getKeys({ start: [STANDALONE, S, 0] }));
+        s.splits.putSync(key, s.splits.get(key)!.subarray(0, 30));
+      },
+      expected: { kind: 'split-corrupt', db: 'splits' },
+    },
+    {
+      damage: 'the oldest sealed key past a sealed split',
+      change: (s) => {
+        const key = first(s.splits.getKeys({ start: [STANDALONE, S, 0] }));
+        s.splits.putSync([key[0], key[1], key[2] - 3600 * S], s.splits.get(key)!);
+      },
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/retention would miss it/) },
+    },
+    {
+      damage: 'a sealed split where the open split is',
+      change: (s) => {
+        const key = first(s.splits.getKeys({ start: [STANDALONE, S, 0] }));
+        s.splits.putSync([key[0], key[1], key[2] + 2 * 3600 * S], s.splits.get(key)!);
+      },
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/is sealed, yet \d+ is open/) },
+    },
+    {
+      damage: 'a resources_by_revision_start entry removed',
+      change: (s) => s.resourcesByRevisionStart.removeSync(first(s.resourcesByRevisionStart.getKeys({ start: ['host'], end: ['host', Infinity] }))),
+      expected: { kind: 'index-missing', db: 'resources_by_revision_start' },
+    },
+    {
+      damage: 'a resource_history_by_value entry removed',
+      change: (s) => s.resourceHistoryByValue.removeSync(first(s.resourceHistoryByValue.getKeys({ start: ['host', 'host_name'], end: ['host', 'host_name', 2] }))),
+      expected: { kind: 'index-missing', db: 'resource_history_by_value' },
+    },
+    {
+      damage: 'a resources_by_value entry with a stale value',
+      change: (s) => s.resourcesByValue.putSync(['host', 'host_name', 1, 'one', HOST], 1),
+      expected: { kind: 'index-extra', db: 'resources_by_value', key: ['host', 'host_name', 1, 'one', HOST] },
+    },
+    {
+      damage: 'a metrics_by_resource entry naming another metric',
+      change: (s) => s.metricsByResource.putSync([HOST, 'cpu'], STANDALONE),
+      expected: { kind: 'index-mismatch', db: 'metrics_by_resource', key: [HOST, 'cpu'] },
+    },
+    {
+      damage: 'a resource whose type is gone',
+      change: (s) => s.resourceTypes.removeSync('host'),
+      expected: { kind: 'resource-type-missing', db: 'resources', key: HOST },
+    },
+  ];
+
+  it.each(damages)('reports $damage', ({ change, expected }) => {
+    change(engine.storage);
+    const report = checkStorage(engine.storage);
+    expect(report.faults).toContainEqual(expect.objectContaining(expected));
+    expect(report.faultCount).toBe(report.faults.length);
+  });
+});
