@@ -293,6 +293,20 @@ export function bytesWritten(pid: number | undefined): number {
   return Number(/^write_bytes: (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
 }
 
+/**
+ * CPU seconds (user + system) the process has used so far (Linux
+ * /proc/PID/stat, in clock ticks of 10 ms), or NaN: steadier than wall
+ * time on a shared machine, where other load stretches the latter.
+ */
+export function cpuSeconds(pid: number | undefined): number {
+  const file = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(file)) return Number.NaN;
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Writes a benchmark's result to bench/results/NAME.json. */
 export function writeResult(name: string, result: unknown): void {
   const out = fileURLToPath(new URL('../../bench/results/', import.meta.url));

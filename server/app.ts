@@ -10,6 +10,8 @@ import type { Config } from './config.js';
 import { corsHook } from './cors.js';
 import { errorHandler, HttpError, sendError } from './errors.js';
 import { negotiationHook } from './negotiation.js';
+import { registerOpenApi } from './openapi.js';
+import { installProcessingLog, RequestLog } from './request-log.js';
 import { aggregatesRoutes } from './routes/aggregates.js';
 import { archivePolicyRoutes } from './routes/archive-policy.js';
 import { archivePolicyRuleRoutes } from './routes/archive-policy-rule.js';
@@ -21,10 +23,15 @@ import { resourceRoutes } from './routes/resource.js';
 import { rootRoutes } from './routes/root.js';
 import { searchMetricRoutes } from './routes/search-metric.js';
 import { searchRoutes } from './routes/search.js';
+import { uiRoutes } from './routes/ui.js';
+import { installSelfMetrics } from './self-metrics.js';
+import type { StatsdStats } from './statsd.js';
 
 export interface AppContext {
   engine: Engine;
   config: Config;
+  /** The statsd listener's counts, for `/metrics`, when it runs. */
+  statsdStats?: StatsdStats;
 }
 
 /** Longest path parameter accepted (a name or id used as a storage key). */
@@ -35,6 +42,7 @@ const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: ctx.config.logLevel },
+    logController: new RequestLog(ctx.config.logLevel),
     bodyLimit: ctx.config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // Errors the router raises before any route runs (a path segment past
@@ -57,6 +65,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', negotiationHook(ctx.engine));
   app.setErrorHandler(errorHandler);
   app.setReplySerializer((payload) => pyJson(payload));
+  installProcessingLog(app, ctx.engine, ctx.config.logInterval);
+  if (ctx.config.metrics) installSelfMetrics(app, ctx);
 
   // Answer 405 with `Allow` for the methods a known path does not serve.
   const served = new Map<string, Set<string>>();
@@ -67,6 +77,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     served.set(route.url, set);
   });
 
+  await registerOpenApi(app);
   await app.register(rootRoutes, ctx);
   await app.register(archivePolicyRoutes, ctx);
   await app.register(archivePolicyRuleRoutes, ctx);
@@ -78,6 +89,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(searchRoutes, ctx);
   await app.register(influxdbRoutes, ctx);
   await app.register(prometheusRoutes, ctx);
+  if (ctx.config.ui) await app.register(uiRoutes);
 
   for (const [url, methods] of [...served]) {
     if (methods.has('OPTIONS') || url === '*') continue;

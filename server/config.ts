@@ -33,6 +33,8 @@ export interface Config {
   corsOrigins: string[];
   proxyHeaders: boolean;
   logLevel: string;
+  /** Seconds between processing summaries in the log (at info). */
+  logInterval: number;
   /** Built-in resource types (e.g. `instance`) created at startup when missing. */
   builtinResourceTypes: string[];
   /** Gnocchi's `api.auth_mode`. */
@@ -150,7 +152,14 @@ export const OPTIONS: readonly Option[] = [
     kind: 'bool',
     help: 'build links from Forwarded / X-Forwarded-* headers',
   },
-  { key: 'logLevel', flag: 'log-level', env: 'GNOCCHI_LOG_LEVEL', kind: 'string', help: 'fatal, error, warn, info, debug' },
+  { key: 'logLevel', flag: 'log-level', env: 'GNOCCHI_LOG_LEVEL', kind: 'string', help: 'fatal, error, warn, info (a line per request), debug' },
+  {
+    key: 'logInterval',
+    flag: 'log-interval',
+    env: 'GNOCCHI_LOG_INTERVAL',
+    kind: 'number',
+    help: 'seconds between processing summaries in the log (info)',
+  },
   {
     key: 'builtinResourceTypes',
     flag: 'builtin-resource-types',
@@ -273,6 +282,7 @@ export function defaultConfig(): Config {
     corsOrigins: ['http://foobar.com'],
     proxyHeaders: true,
     logLevel: 'warn',
+    logInterval: 10,
     builtinResourceTypes: [],
     authMode: 'basic',
     policyFile: '',
@@ -394,6 +404,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (config.statsdPort > 0 && config.statsdResourceId === '') {
     throw new ConfigError('--statsd-port needs --statsd-resource-id: the resource the statsd metrics belong to');
   }
+  if (config.logInterval <= 0) throw new ConfigError('--log-interval must be above 0');
   if (config.statsdFlushDelay <= 0) throw new ConfigError('--statsd-flush-delay must be above 0');
   return config;
 }

@@ -1,9 +1,15 @@
+#!/usr/bin/env node
 /**
- * Entry point: `node dist/server/main.js [--host H] [--port P] [--data-dir D]
- * [--max-limit N] [--no-default-archive-policies] ...` (see `--help`).
+ * Entry point of `gnocchi-ts` (package.json `bin`): `gnocchi-ts [serve]
+ * [--host H] [--port P] [--data-dir D] ...` runs the server, as
+ * `node dist/server/main.js --port P` always did; `gnocchi-ts check|stats|
+ * backup|restore|compact ...` are the admin commands (server/admin/). See
+ * `--help`.
  */
 import { FormatVersionMismatch } from '../engine/storage.js';
-import { ConfigError, usage } from './config.js';
+import { exitCodeOf, UsageError } from './admin/args.js';
+import { ADMIN_COMMANDS, overview, SERVE_HELP } from './admin/commands.js';
+import { ConfigError } from './config.js';
 import { serve } from './serve.js';
 
 // lmdb-js also rejects an internal promise of a failed commit (a full disk)
@@ -17,20 +23,49 @@ process.on('unhandledRejection', (reason) => {
   throw reason;
 });
 
-async function main(): Promise<void> {
+const wantsHelp = (argv: readonly string[]) => argv.includes('--help') || argv.includes('-h');
+
+/** The exit code of an admin command; undefined while the server runs. */
+async function main(): Promise<number | undefined> {
   const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage());
-    return;
+  const [first, ...rest] = argv;
+  if (first === undefined || first.startsWith('-') || first === 'serve') {
+    const options = first === 'serve' ? rest : argv;
+    if (wantsHelp(options)) {
+      console.log(first === 'serve' ? SERVE_HELP : overview());
+      return 0;
+    }
+    await serve(options);
+    return undefined;
   }
-  await serve(argv);
+  if (first === 'help') {
+    console.log(ADMIN_COMMANDS.find((c) => c.name === rest[0])?.help ?? (rest[0] === 'serve' ? SERVE_HELP : overview()));
+    return 0;
+  }
+  const command = ADMIN_COMMANDS.find((c) => c.name === first);
+  if (command === undefined) throw new UsageError(`unknown command ${first}\n\n${overview()}`);
+  if (wantsHelp(rest)) {
+    console.log(command.help);
+    return 0;
+  }
+  return command.run(rest);
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof FormatVersionMismatch) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof FormatVersionMismatch) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    const code = exitCodeOf(err);
+    if (code !== undefined) {
+      console.error(`gnocchi-ts: ${(err as Error).message}`);
+      process.exit(code);
+    }
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -14,6 +14,13 @@ import { HttpError } from './errors.js';
 import { findMetric } from './routes/metric.js';
 import { findNamedMetric } from './routes/resource.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route negotiates nothing: any client gets its answer. */
+    anyAccept?: boolean;
+  }
+}
+
 const JSON_TYPE = 'application/json';
 
 /** pecan's test for a JSON handler, `startswith` fallback included (it lets `application/json; charset=utf-8` in). */

@@ -37,6 +37,21 @@ import { aggregatesByResource, groupValue, resourceSelection } from './aggregate
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
 import { metricToJson } from '../json-shapes.js';
+import {
+  AGGREGATION_QUERY,
+  errors,
+  FILTER_BODY,
+  FILTER_QUERY,
+  flag,
+  json,
+  jsonBody,
+  listOf,
+  params,
+  query,
+  ref,
+  repeated,
+  type JsonSchema,
+} from '../openapi-schemas.js';
 import { normalizeUuid, timeRange } from './metric.js';
 
 /**
@@ -249,12 +264,50 @@ interface ResourceMetricParams {
   name: string;
 }
 
+const TAGS = ['aggregates'];
+const AGGREGATION_METRICS_QUERY = {
+  ...AGGREGATION_QUERY,
+  aggregation: { type: 'string', description: 'Method within each metric; default mean' },
+  reaggregation: { type: 'string', description: 'Method across metrics; default `aggregation`' },
+};
+const groups = (measures: JsonSchema): JsonSchema =>
+  listOf({ type: 'object', properties: { group: { type: 'object', description: 'Attribute -> value' }, measures }, required: ['group', 'measures'] });
+
 export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
   const service = aggregatesService(engine);
   app.addHook('onClose', async () => service.close());
 
-  app.post('/v1/aggregates', async (request, reply) => {
+  app.post('/v1/aggregates', {
+    schema: {
+      summary: 'Compute operations over metrics',
+      description:
+        'Metrics by id (`(metric <id> <aggregation>)`), or by name over the resources `resource_type` and `search` select. ' +
+        'Operations: metric, aggregate, resample, rolling, arithmetic and comparison operators, functions.',
+      tags: TAGS,
+      operationId: 'aggregates',
+      querystring: query({
+        ...AGGREGATION_QUERY,
+        groupby: repeated('Group resources by these attributes, repeatable'),
+        use_history: flag('Group each measure by the attribute values at its time'),
+        details: flag('Add the referenced metrics or resources'),
+      }),
+      body: jsonBody({
+        type: 'object',
+        properties: {
+          operations: { type: ['string', 'array'], description: 'Prefix expression, `"(aggregate mean (metric cpu mean))"`, or nested arrays' },
+          resource_type: { type: 'string' },
+          search: { anyOf: [ref('ResourceQuery'), { type: 'string' }] },
+        },
+        required: ['operations'],
+        additionalProperties: false,
+      }),
+      response: {
+        200: json('The result; with `groupby`, one per group', { anyOf: [ref('AggregatesResult'), groups(ref('AggregatesResult'))] }),
+        ...errors(400, 401, 403, 404, 406, 413, 415, 507),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
     const details = boolParam(query, 'details');
@@ -425,7 +478,21 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
   };
 
   // Deprecated: metrics by name on the resources a search selects.
-  app.post<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', async (request, reply) => {
+  app.post<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', {
+    schema: {
+      summary: 'Aggregate a metric of the resources a search selects (deprecated)',
+      tags: TAGS,
+      deprecated: true,
+      operationId: 'aggregationByResource',
+      params: params({ type: 'Resource type', name: 'Metric name' }),
+      querystring: query({ ...AGGREGATION_METRICS_QUERY, ...FILTER_QUERY, groupby: repeated('Group resources by these attributes, repeatable') }),
+      body: FILTER_BODY,
+      response: {
+        200: json('The points; with `groupby`, one entry per group', { anyOf: [ref('Measures'), groups(ref('Measures'))] }),
+        ...errors(400, 401, 403, 404, 406, 413, 415, 507),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const { type, name } = request.params;
     const rt = engine.resources.getType(type);
@@ -478,7 +545,16 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     },
   });
 
-  app.get('/v1/aggregation/metric', async (request, reply) => {
+  app.get('/v1/aggregation/metric', {
+    schema: {
+      summary: 'Aggregate metrics by id (deprecated)',
+      tags: TAGS,
+      deprecated: true,
+      operationId: 'aggregationByMetricIds',
+      querystring: query({ metric: repeated('Metric id, repeatable'), ...AGGREGATION_METRICS_QUERY }),
+      response: { 200: json('The points', ref('Measures')), ...errors(400, 401, 403, 404, 406, 507) },
+    },
+  }, async (request, reply) => {
     const raw = many(queryOf(request), 'metric');
     const ids = raw.map((id, i) => {
       const uuid = normalizeUuid(id);
@@ -488,7 +564,17 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     return reply.type('application/json').send(await aggregationMetric(request, ids));
   });
 
-  app.post('/v1/aggregation/metric', async (request, reply) => {
+  app.post('/v1/aggregation/metric', {
+    schema: {
+      summary: 'Aggregate metrics by id, listed in the body (deprecated)',
+      tags: TAGS,
+      deprecated: true,
+      operationId: 'aggregationByMetricIdsBody',
+      querystring: query(AGGREGATION_METRICS_QUERY),
+      body: jsonBody(listOf({ type: 'string', description: 'Metric id' })),
+      response: { 200: json('The points', ref('Measures')), ...errors(400, 401, 403, 404, 406, 413, 415, 507) },
+    },
+  }, async (request, reply) => {
     const body = readJsonBody(request);
     if (!Array.isArray(body)) throw new InvalidInput('expected a list');
     const ids = body.map((id, i) => {

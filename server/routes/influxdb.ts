@@ -22,6 +22,7 @@ import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { bodyBytes, queryOf, single } from '../http.js';
+import { body, empty, errors, query } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 
@@ -96,7 +97,19 @@ export function groupPoints(points: readonly Point[], tagToRid: string, precisio
 export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
 
-  app.get('/v1/influxdb/ping', { exposeHeadRoute: false, config: { anyAccept: true } }, async (_request, reply) => {
+  app.get('/v1/influxdb/ping', {
+    exposeHeadRoute: false,
+    config: { anyAccept: true },
+    schema: {
+      summary: 'InfluxDB ping',
+      tags: ['ingestion'],
+      operationId: 'influxdbPing',
+      response: {
+        204: empty('Up', { 'X-Influxdb-Version': { type: 'string', const: INFLUXDB_VERSION } }),
+        ...errors(401),
+      },
+    },
+  }, async (_request, reply) => {
     reply.header('X-Influxdb-Version', INFLUXDB_VERSION);
     return reply.code(204).send();
   });
@@ -105,7 +118,16 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     throw new HttpError(405, '', { Allow: '' });
   });
 
-  app.post('/v1/influxdb/query', async (request, reply) => {
+  app.post('/v1/influxdb/query', {
+    schema: {
+      summary: 'InfluxDB query: only `create database`',
+      description: 'A database is a resource type; creating one that exists is not an error. Without `q`, nothing is done.',
+      tags: ['ingestion'],
+      operationId: 'influxdbQuery',
+      querystring: query({ q: { type: 'string', description: '`create database <name>`' } }),
+      response: { 204: empty('Done'), ...errors(400, 401, 403, 406, 501) },
+    },
+  }, async (request, reply) => {
     const q = single(queryOf(request), 'q');
     if (q !== undefined) {
       const name = parseCreateDatabase(q);
@@ -124,7 +146,23 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return reply.code(204).send();
   });
 
-  app.post('/v1/influxdb/write', async (request, reply) => {
+  app.post('/v1/influxdb/write', {
+    schema: {
+      summary: 'Write points in InfluxDB line protocol',
+      description:
+        'Each numeric field becomes the metric `measurement.field@tag=value,...` of the resource the `host` tag ' +
+        '(or the tag the header names) identifies, in the resource type `db`; resources and metrics are created as needed.',
+      tags: ['ingestion'],
+      operationId: 'influxdbWrite',
+      querystring: query({
+        db: { type: 'string', default: 'influxdb', description: 'The resource type' },
+        precision: { enum: ['ns', 'n', 'u', 'us', 'µ', 'µs', 'ms', 's', 'm', 'h'], default: 'ns' },
+      }),
+      headers: query({ [TAG_RESOURCE_ID_HEADER]: { type: 'string', default: DEFAULT_TAG_RESOURCE_ID, description: 'The tag naming the resource' } }),
+      body: body({ 'text/plain': { type: 'string', description: 'Lines `measurement,tag=v field=1.5 1700000000000000000`' } }, false),
+      response: { 204: empty('Written, to be processed'), ...errors(400, 401, 403, 404, 406, 413, 503, 507) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
     const db = single(query, 'db') ?? 'influxdb';

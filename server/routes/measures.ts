@@ -10,6 +10,7 @@ import { scanMeasureBatch, scanMeasureList } from '../../formats/measure-scan.js
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { jsonBodyBytes, parseJsonText, utf8Text } from '../http.js';
+import { empty, errors, jsonBody, listOf, ref } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 import { normalizeUuid } from './metric.js';
@@ -91,7 +92,19 @@ export function readMeasuresBody(request: FastifyRequest): Series {
 export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
 
-  app.post('/v1/batch/metrics/measures', async (request, reply) => {
+  app.post('/v1/batch/metrics/measures', {
+    schema: {
+      summary: 'Push measures to several metrics',
+      tags: ['metrics'],
+      operationId: 'pushMeasuresBatch',
+      body: jsonBody({
+        type: 'object',
+        description: 'Metric id -> measures',
+        additionalProperties: listOf(ref('MeasureInput')),
+      }),
+      response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 406, 413, 415, 503, 507) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const body = jsonBodyBytes(request);
     const push = scannedPush(engine, body) ?? decodedPush(engine, utf8Text(body));

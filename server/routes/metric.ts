@@ -13,6 +13,7 @@ import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
+import { empty, errors, json, jsonBody, listOf, MEASURES_BODY, MEASURES_QUERY, PAGE_QUERY, params, query, ref } from '../openapi-schemas.js';
 import { createdMetricToJson, metricToJson } from '../json-shapes.js';
 import { enforce, type RuleName } from '../policy.js';
 import { listMetricsWhere, metricPolicyPredicate } from '../policy-filter.js';
@@ -21,6 +22,9 @@ import { readMeasuresBody } from './measures.js';
 interface IdParams {
   id: string;
 }
+
+const TAGS = ['metrics'];
+const ID = params({ id: 'Metric id' });
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -179,7 +183,24 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const { engine, config } = ctx;
   const urls = { proxyHeaders: config.proxyHeaders };
 
-  app.post('/v1/metric', async (request, reply) => {
+  app.post('/v1/metric', {
+    schema: {
+      summary: 'Create a metric',
+      description: 'Without `archive_policy_name`, the archive policy rule matching the name gives the policy.',
+      tags: TAGS,
+      operationId: 'createMetric',
+      body: jsonBody({
+        type: 'object',
+        properties: {
+          archive_policy_name: { type: 'string' },
+          name: { type: 'string', description: 'Without `/`; required with `resource_id`' },
+          unit: { type: 'string', maxLength: 31 },
+          resource_id: { type: ['string', 'null'], description: 'A resource id (any string maps to a UUID)' },
+        },
+      }),
+      response: { 201: json('Created', ref('CreatedMetric'), ['Location']), ...errors(400, 401, 403, 404, 406, 413, 415) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const body = checkObject(readJsonBody(request), [], { optional: ['archive_policy_name', 'name', 'unit', 'resource_id'] });
     for (const key of ['archive_policy_name', 'name', 'unit'] as const) {
@@ -215,7 +236,26 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
     return reply.code(201).send(createdMetricToJson(metric));
   });
 
-  app.get('/v1/metric', async (request, reply) => {
+  app.get('/v1/metric', {
+    schema: {
+      summary: 'List metrics',
+      tags: TAGS,
+      operationId: 'listMetrics',
+      querystring: query({
+        id: { type: 'string' },
+        name: { type: 'string' },
+        unit: { type: 'string' },
+        archive_policy_name: { type: 'string' },
+        creator: { type: 'string' },
+        resource_id: { type: 'string' },
+        user_id: { type: 'string' },
+        project_id: { type: 'string' },
+        status: { enum: ['active', 'delete'] },
+        ...PAGE_QUERY,
+      }),
+      response: { 200: json('A page of metrics, by id unless sorted', listOf(ref('Metric')), ['Link']), ...errors(400, 401, 403, 406) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
     const params = Object.fromEntries(LIST_PARAMS.map((name) => [name, listParam(query, name)]));
@@ -245,23 +285,57 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
     return metrics.map((m) => metricToJson(engine, m, 'resource_id'));
   });
 
-  app.get<{ Params: IdParams }>('/v1/metric/:id', async (request) => {
+  app.get<{ Params: IdParams }>('/v1/metric/:id', {
+    schema: {
+      summary: 'Get a metric',
+      tags: TAGS,
+      operationId: 'getMetric',
+      params: ID,
+      response: { 200: json('The metric, with its resource', ref('MetricWithResource')), ...errors(401, 403, 404, 406) },
+    },
+  }, async (request) => {
     const metric = loadMetric(engine, identify(request), request.params.id, 'get metric');
     return metricToJson(engine, metric, 'resource');
   });
 
-  app.delete<{ Params: IdParams }>('/v1/metric/:id', async (request, reply) => {
+  app.delete<{ Params: IdParams }>('/v1/metric/:id', {
+    schema: {
+      summary: 'Delete a metric and its measures',
+      tags: TAGS,
+      operationId: 'deleteMetric',
+      params: ID,
+      response: { 204: empty('Deleted'), ...errors(401, 403, 404) },
+    },
+  }, async (request, reply) => {
     const metric = loadMetric(engine, identify(request), request.params.id, 'delete metric');
     await engine.deleteMetric(metric.id);
     return reply.code(204).send();
   });
 
-  app.get<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
+  app.get<{ Params: IdParams }>('/v1/metric/:id/measures', {
+    schema: {
+      summary: 'Read the aggregated measures of a metric',
+      tags: TAGS,
+      operationId: 'getMeasures',
+      params: ID,
+      querystring: MEASURES_QUERY,
+      response: { 200: json('Points of every granularity (or the one asked)', ref('Measures')), ...errors(400, 401, 403, 404, 406, 507) },
+    },
+  }, async (request, reply) => {
     const metric = loadMetric(engine, identify(request), request.params.id, 'get measures');
     return getMeasures(ctx, request, reply, metric);
   });
 
-  app.post<{ Params: IdParams }>('/v1/metric/:id/measures', async (request, reply) => {
+  app.post<{ Params: IdParams }>('/v1/metric/:id/measures', {
+    schema: {
+      summary: 'Push measures to a metric',
+      tags: TAGS,
+      operationId: 'pushMeasures',
+      params: ID,
+      body: MEASURES_BODY,
+      response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 404, 406, 413, 415, 503, 507) },
+    },
+  }, async (request, reply) => {
     const metric = loadMetric(engine, identify(request), request.params.id, 'post measures');
     const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[metric.id, measures]]));

@@ -23,6 +23,7 @@ import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { bodyBytes } from '../http.js';
+import { body, empty, errors } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
 
@@ -70,7 +71,17 @@ export function groupSeries(request: WriteRequest): Map<string, ResourceMeasures
 export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine, config } = ctx;
 
-  app.post('/v1/prometheus/write', async (request, reply) => {
+  app.post('/v1/prometheus/write', {
+    schema: {
+      summary: 'Prometheus remote write',
+      description:
+        'Each series goes to the `prometheus` resource `job@instance` (created with its type as needed), as the metric named by `__name__`.',
+      tags: ['ingestion'],
+      operationId: 'prometheusWrite',
+      body: body({ 'application/x-protobuf': { type: 'string', format: 'binary', description: 'A snappy-compressed WriteRequest' } }),
+      response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 406, 413, 503, 507) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const body = bodyBytes(request);
     let decoded: WriteRequest;

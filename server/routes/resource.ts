@@ -38,6 +38,26 @@ import { creatorParts, identify, type Identity } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
 import { asRevision, metricToJson, resourceToJson } from '../json-shapes.js';
+import {
+  body,
+  CONDITIONAL_HEADERS,
+  empty,
+  errors,
+  FILTER_BODY,
+  FILTER_QUERY,
+  flag,
+  json,
+  jsonBody,
+  listOf,
+  MEASURES_BODY,
+  MEASURES_QUERY,
+  PAGE_QUERY,
+  params,
+  query,
+  ref,
+  RESOURCE_LIST_QUERY,
+  type JsonSchema,
+} from '../openapi-schemas.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { enforce, type RuleName } from '../policy.js';
 import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
@@ -229,6 +249,61 @@ interface NamedMetricParams extends ResourceParams {
   name: string;
 }
 
+const TYPE_TAGS = ['resource types'];
+const TAGS = ['resources'];
+const TYPE_NAME = params({ name: 'Resource type name' });
+const TYPE = params({ type: 'Resource type (`generic` for every type)' });
+const RESOURCE = params({ type: 'Resource type (`generic` for every type)', id: 'Resource id, or the original id it was created with' });
+const NAMED_METRIC = params({ type: 'Resource type', id: 'Resource id, or the original id', name: 'Metric name' });
+const ETAG_HEADERS = ['ETag', 'Last-Modified'] as const;
+const NOT_MODIFIED = empty('Not modified (`If-None-Match`, `If-Modified-Since`)');
+
+/** Metric name -> an existing metric's id, or a metric to create. */
+const METRICS_SPEC: JsonSchema = {
+  type: 'object',
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', format: 'uuid', description: 'An existing metric' },
+      {
+        type: 'object',
+        properties: { archive_policy_name: { type: 'string' }, unit: { type: 'string', maxLength: 31 } },
+        description: 'A metric to create',
+      },
+    ],
+  },
+};
+
+function resourceBody(create: boolean): JsonSchema {
+  return jsonBody({
+    type: 'object',
+    description: 'Generic attributes and those of the type',
+    properties: {
+      ...(create ? { id: { type: 'string', description: 'A UUID, or any string (mapped to a UUID per creator)' } } : {}),
+      started_at: { type: ['string', 'number'] },
+      ended_at: { type: ['string', 'number', 'null'] },
+      user_id: { type: ['string', 'null'] },
+      project_id: { type: ['string', 'null'] },
+      metrics: METRICS_SPEC,
+    },
+    additionalProperties: { description: 'An attribute of the resource type' },
+    ...(create ? { required: ['id'] } : {}),
+  });
+}
+
+const ATTRIBUTE_INPUT: JsonSchema = {
+  type: 'object',
+  properties: {
+    type: { enum: ['string', 'bool', 'datetime', 'uuid', 'number'] },
+    required: { type: 'boolean', default: true },
+    min_length: { type: 'integer', minimum: 0 },
+    max_length: { type: 'integer', minimum: 0 },
+    min: { type: 'number' },
+    max: { type: 'number' },
+    options: { type: 'object', properties: { fill: {} }, description: 'Patch only: `fill`, the value of existing resources' },
+  },
+  required: ['type'],
+};
+
 /** The metric a `/v1/resource/{type}/{id}/metric/{name}` path names, as Gnocchi's routing looks it up. */
 export function findNamedMetric(engine: Engine, who: Identity, params: NamedMetricParams): MetricRecord {
   const { resources } = engine;
@@ -272,12 +347,31 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   // Resource types
 
-  app.get('/v1/resource_type', async (request) => {
+  app.get('/v1/resource_type', {
+    schema: {
+      summary: 'List resource types',
+      tags: TYPE_TAGS,
+      operationId: 'listResourceTypes',
+      response: { 200: json('Every type', listOf(ref('ResourceType'))), ...errors(401, 403, 406) },
+    },
+  }, async (request) => {
     enforce('list resource type', identify(request));
     return resources.listTypes().map(resourceTypeToJson);
   });
 
-  app.post('/v1/resource_type', async (request, reply) => {
+  app.post('/v1/resource_type', {
+    schema: {
+      summary: 'Create a resource type',
+      tags: TYPE_TAGS,
+      operationId: 'createResourceType',
+      body: jsonBody({
+        type: 'object',
+        properties: { name: { type: 'string' }, attributes: { type: 'object', additionalProperties: ATTRIBUTE_INPUT } },
+        required: ['name'],
+      }),
+      response: { 201: json('Created, defaults filled in', ref('ResourceType'), ['Location']), ...errors(400, 401, 403, 406, 409, 413, 415) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const rt = parseResourceTypeBody(readJsonBody(request));
     enforce('create resource type', who);
@@ -286,14 +380,30 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return reply.code(201).send(resourceTypeToJson(created));
   });
 
-  app.get<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
+  app.get<{ Params: { name: string } }>('/v1/resource_type/:name', {
+    schema: {
+      summary: 'Get a resource type',
+      tags: TYPE_TAGS,
+      operationId: 'getResourceType',
+      params: TYPE_NAME,
+      response: { 200: json('The type', ref('ResourceType')), ...errors(401, 403, 404, 406) },
+    },
+  }, async (request) => {
     const who = identify(request);
     const rt = resources.getType(request.params.name);
     enforce('get resource type', who);
     return resourceTypeToJson(rt);
   });
 
-  app.delete<{ Params: { name: string } }>('/v1/resource_type/:name', async (request, reply) => {
+  app.delete<{ Params: { name: string } }>('/v1/resource_type/:name', {
+    schema: {
+      summary: 'Delete a resource type no resource has',
+      tags: TYPE_TAGS,
+      operationId: 'deleteResourceType',
+      params: TYPE_NAME,
+      response: { 204: empty('Deleted'), ...errors(400, 401, 403, 404) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     resources.getType(request.params.name);
     enforce('delete resource type', who);
@@ -301,7 +411,26 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return reply.code(204).send();
   });
 
-  app.patch<{ Params: { name: string } }>('/v1/resource_type/:name', async (request) => {
+  app.patch<{ Params: { name: string } }>('/v1/resource_type/:name', {
+    schema: {
+      summary: 'Add or remove attributes of a resource type',
+      tags: TYPE_TAGS,
+      operationId: 'updateResourceType',
+      params: TYPE_NAME,
+      body: body({
+        'application/json-patch+json': listOf({
+          type: 'object',
+          properties: {
+            op: { enum: ['add', 'remove'] },
+            path: { type: 'string', pattern: '^/attributes/', description: '`/attributes/<name>`' },
+            value: ATTRIBUTE_INPUT,
+          },
+          required: ['op', 'path'],
+        }),
+      }),
+      response: { 200: json('The updated type', ref('ResourceType')), ...errors(400, 401, 403, 404, 406, 413, 415) },
+    },
+  }, async (request) => {
     const who = identify(request);
     const rt = resources.getType(request.params.name);
     enforce('update resource type', who);
@@ -340,19 +469,53 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   // Resources
 
-  app.get('/v1/resource', async (request) => {
+  app.get('/v1/resource', {
+    schema: {
+      summary: 'The resource types, with the URL listing each',
+      tags: TAGS,
+      operationId: 'listResourceUrls',
+      response: {
+        200: json('Type name -> URL of its resources', { type: 'object', additionalProperties: { type: 'string', format: 'uri' } }),
+        ...errors(401, 406),
+      },
+    },
+  }, async (request) => {
     const base = baseUrl(request, urls);
     return Object.fromEntries(resources.listTypes().map((t) => [t.name, `${base}/v1/resource/${t.name}`]));
   });
 
-  app.get<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
+  app.get<{ Params: TypeParams }>('/v1/resource/:type', {
+    schema: {
+      summary: 'List resources of a type',
+      tags: TAGS,
+      operationId: 'listResources',
+      params: TYPE,
+      querystring: query(RESOURCE_LIST_QUERY),
+      response: {
+        200: json('A page of resources, by `revision_start` and `started_at` unless sorted', listOf(ref('ResourceAttributes')), ['Link']),
+        ...errors(400, 401, 403, 404, 406),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     resources.getType(request.params.type);
     const filter = resourcePolicyFilter(who, 'list resource', request.params.type);
     return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, filter);
   });
 
-  app.post<{ Params: TypeParams }>('/v1/resource/:type', async (request, reply) => {
+  app.post<{ Params: TypeParams }>('/v1/resource/:type', {
+    schema: {
+      summary: 'Create a resource',
+      tags: TAGS,
+      operationId: 'createResource',
+      params: TYPE,
+      body: resourceBody(true),
+      response: {
+        201: json('Created', ref('Resource'), ['Location', ...ETAG_HEADERS]),
+        ...errors(400, 401, 403, 404, 406, 409, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const rt = resources.getType(request.params.type);
     const body = parseResourceBody(engine, rt, readJsonBody(request), who.creator, true);
@@ -373,7 +536,21 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return reply.code(201).send(resourceToJson(engine, asRevision(r), rt));
   });
 
-  app.delete<{ Params: TypeParams }>('/v1/resource/:type', async (request) => {
+  app.delete<{ Params: TypeParams }>('/v1/resource/:type', {
+    schema: {
+      summary: 'Delete the resources a filter selects',
+      description: 'The filter is required: an empty one would delete every resource.',
+      tags: TAGS,
+      operationId: 'deleteResources',
+      params: TYPE,
+      querystring: query(FILTER_QUERY),
+      body: FILTER_BODY,
+      response: {
+        200: json('How many were deleted', { type: 'object', properties: { deleted: { type: 'integer' } }, required: ['deleted'] }),
+        ...errors(400, 401, 403, 404, 413, 415),
+      },
+    },
+  }, async (request) => {
     const who = identify(request);
     resources.getType(request.params.type);
     const filter = readResourceFilter(request, who);
@@ -382,14 +559,37 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return { deleted: await resources.deleteMatching(request.params.type, scope) };
   });
 
-  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id', {
+    schema: {
+      summary: 'Get a resource',
+      tags: TAGS,
+      operationId: 'getResource',
+      params: RESOURCE,
+      headers: CONDITIONAL_HEADERS,
+      response: { 200: json('The resource', ref('Resource'), [...ETAG_HEADERS]), 304: NOT_MODIFIED, ...errors(401, 403, 404, 406, 412) },
+    },
+  }, async (request, reply) => {
     const { r, rt } = load(request, 'get resource');
     if (notModified(request, r)) return reply.code(304).send();
     setEtagHeaders(reply, r);
     return resourceToJson(engine, asRevision(r), rt);
   });
 
-  app.patch<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+  app.patch<{ Params: ResourceParams }>('/v1/resource/:type/:id', {
+    schema: {
+      summary: 'Change a resource (a new revision)',
+      tags: TAGS,
+      operationId: 'updateResource',
+      params: RESOURCE,
+      headers: CONDITIONAL_HEADERS,
+      body: resourceBody(false),
+      response: {
+        200: json('The resource, with a new `revision_start` if anything changed', ref('Resource'), [...ETAG_HEADERS]),
+        304: NOT_MODIFIED,
+        ...errors(400, 401, 403, 404, 406, 409, 412, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
     const { who, r, rt } = load(request, 'update resource');
     if (notModified(request, r)) return reply.code(304).send();
     const raw = readJsonBody(request);
@@ -400,14 +600,32 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return resourceToJson(engine, asRevision(next), rt);
   });
 
-  app.delete<{ Params: ResourceParams }>('/v1/resource/:type/:id', async (request, reply) => {
+  app.delete<{ Params: ResourceParams }>('/v1/resource/:type/:id', {
+    schema: {
+      summary: 'Delete a resource and its metrics',
+      tags: TAGS,
+      operationId: 'deleteResource',
+      params: RESOURCE,
+      headers: CONDITIONAL_HEADERS,
+      response: { 204: empty('Deleted'), 304: NOT_MODIFIED, ...errors(401, 403, 404, 412) },
+    },
+  }, async (request, reply) => {
     const { r, rt } = load(request, 'delete resource');
     if (notModified(request, r)) return reply.code(304).send();
     await resources.delete(rt.name, r.id);
     return reply.code(204).send();
   });
 
-  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/history', async (request, reply) => {
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/history', {
+    schema: {
+      summary: 'The revisions of a resource',
+      tags: TAGS,
+      operationId: 'getResourceHistory',
+      params: RESOURCE,
+      querystring: query(PAGE_QUERY),
+      response: { 200: json('A page of revisions, oldest first', listOf(ref('Resource')), ['Link']), ...errors(400, 401, 403, 404, 406) },
+    },
+  }, async (request, reply) => {
     const { r } = load(request, 'get resource');
     const filter: QueryNode = { kind: 'compare', op: 'eq', field: 'id', value: r.id };
     const query = queryOf(request);
@@ -431,12 +649,29 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       .filter((m): m is MetricRecord => m !== undefined)
       .map((m) => metricToJson(engine, m, 'resource_id'));
 
-  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', async (request) => {
+  app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', {
+    schema: {
+      summary: 'The metrics of a resource',
+      tags: TAGS,
+      operationId: 'listResourceMetrics',
+      params: RESOURCE,
+      response: { 200: json('Its metrics', listOf(ref('Metric'))), ...errors(401, 403, 404, 406) },
+    },
+  }, async (request) => {
     const { r } = load(request, 'get resource');
     return metricsJson(r);
   });
 
-  app.post<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', async (request) => {
+  app.post<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', {
+    schema: {
+      summary: 'Add metrics to a resource',
+      tags: TAGS,
+      operationId: 'addResourceMetrics',
+      params: RESOURCE,
+      body: jsonBody(METRICS_SPEC),
+      response: { 200: json('All its metrics', listOf(ref('Metric'))), ...errors(400, 401, 403, 404, 406, 409, 413, 415) },
+    },
+  }, async (request) => {
     const { r, rt } = load(request, 'update resource');
     const metrics = parseMetricsSpec(engine, readJsonBody(request), []);
     try {
@@ -456,21 +691,55 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return m;
   }
 
-  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', async (request) => {
+  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', {
+    schema: {
+      summary: 'Get a metric of a resource by name',
+      tags: TAGS,
+      operationId: 'getResourceMetric',
+      params: NAMED_METRIC,
+      response: { 200: json('The metric', ref('MetricWithResource')), ...errors(401, 403, 404, 406) },
+    },
+  }, async (request) => {
     return metricToJson(engine, namedMetric(request, 'get metric'), 'resource');
   });
 
-  app.delete<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', async (request, reply) => {
+  app.delete<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', {
+    schema: {
+      summary: 'Delete a metric of a resource by name',
+      tags: TAGS,
+      operationId: 'deleteResourceMetric',
+      params: NAMED_METRIC,
+      response: { 204: empty('Deleted'), ...errors(401, 403, 404) },
+    },
+  }, async (request, reply) => {
     await engine.deleteMetric(namedMetric(request, 'delete metric').id);
     return reply.code(204).send();
   });
 
-  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {
+  app.get<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', {
+    schema: {
+      summary: 'Read the aggregated measures of a metric of a resource',
+      tags: TAGS,
+      operationId: 'getResourceMetricMeasures',
+      params: NAMED_METRIC,
+      querystring: MEASURES_QUERY,
+      response: { 200: json('Points of every granularity (or the one asked)', ref('Measures')), ...errors(400, 401, 403, 404, 406, 507) },
+    },
+  }, async (request, reply) => {
     const m = namedMetric(request, 'get measures');
     return getMeasures(ctx, request, reply, m);
   });
 
-  app.post<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', async (request, reply) => {
+  app.post<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', {
+    schema: {
+      summary: 'Push measures to a metric of a resource',
+      tags: TAGS,
+      operationId: 'pushResourceMetricMeasures',
+      params: NAMED_METRIC,
+      body: MEASURES_BODY,
+      response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 404, 406, 413, 415, 503, 507) },
+    },
+  }, async (request, reply) => {
     const m = namedMetric(request, 'post measures');
     const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[m.id, measures]]));
@@ -479,7 +748,32 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   // Batch of measures by resource and metric name
 
-  app.post('/v1/batch/resources/metrics/measures', async (request, reply) => {
+  app.post('/v1/batch/resources/metrics/measures', {
+    schema: {
+      summary: 'Push measures to metrics of several resources, by name',
+      tags: ['metrics'],
+      operationId: 'pushResourceMeasuresBatch',
+      querystring: query({ create_metrics: flag('Create the missing metrics (of existing resources), policy from the rules') }),
+      body: jsonBody({
+        type: 'object',
+        description: 'Resource id -> metric name -> measures',
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: {
+            anyOf: [
+              listOf(ref('MeasureInput')),
+              {
+                type: 'object',
+                properties: { measures: listOf(ref('MeasureInput')), archive_policy_name: { type: 'string' }, unit: { type: 'string' } },
+                required: ['measures'],
+              },
+            ],
+          },
+        },
+      }),
+      response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 406, 413, 415, 503, 507) },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const create = boolParam(queryOf(request), 'create_metrics');
     const body = readJsonBody(request);

@@ -4,6 +4,7 @@ import { VALID_AGGREGATION_METHODS } from '../../engine/archive-policy.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { baseUrl, boolParam, queryOf } from '../http.js';
+import { errors, flag, json, query } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 
 export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -23,7 +24,27 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
 
   const v1Links = ['aggregates', 'aggregation', 'archive_policy', 'archive_policy_rule', 'batch', 'capabilities',
     'influxdb', 'metric', 'resource', 'resource_type', 'search', 'status'];
-  app.get('/v1', async (request) => {
+  app.get('/v1', {
+    schema: {
+      summary: 'The v1 API and its sections',
+      tags: ['service'],
+      operationId: 'getV1',
+      response: {
+        200: json('Version and links to each section', {
+          type: 'object',
+          properties: {
+            version: { const: '1.0' },
+            links: {
+              type: 'array',
+              items: { type: 'object', properties: { rel: { type: 'string' }, href: { type: 'string', format: 'uri' } }, required: ['rel', 'href'] },
+            },
+          },
+          required: ['version', 'links'],
+        }),
+        ...errors(401, 406),
+      },
+    },
+  }, async (request) => {
     const base = `${baseUrl(request, urls)}/v1`;
     return {
       version: '1.0',
@@ -37,9 +58,60 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
     return reply.type('text/plain; charset=UTF-8').send('');
   });
 
-  app.get('/v1/capabilities', async () => ({ aggregation_methods: VALID_AGGREGATION_METHODS }));
+  app.get('/v1/capabilities', {
+    schema: {
+      summary: 'Supported aggregation methods',
+      tags: ['service'],
+      operationId: 'getCapabilities',
+      response: {
+        200: json('Every method, `Npct` and `rate:` forms included', {
+          type: 'object',
+          properties: { aggregation_methods: { type: 'array', items: { type: 'string' } } },
+          required: ['aggregation_methods'],
+        }),
+        ...errors(401, 406),
+      },
+    },
+  }, async () => ({ aggregation_methods: VALID_AGGREGATION_METHODS }));
 
-  app.get('/v1/status', async (request) => {
+  app.get('/v1/status', {
+    schema: {
+      summary: 'Processing backlog',
+      tags: ['service'],
+      operationId: 'getStatus',
+      querystring: query({ details: flag('Include the backlog of each metric (default true)') }),
+      response: {
+        200: json('Measures waiting to be processed', {
+          type: 'object',
+          properties: {
+            storage: {
+              type: 'object',
+              properties: {
+                summary: {
+                  type: 'object',
+                  properties: { metrics: { type: 'integer' }, measures: { type: 'integer' } },
+                  required: ['metrics', 'measures'],
+                },
+                measures_to_process: {
+                  type: 'object',
+                  description: 'With `details`: metric id -> measures waiting',
+                  additionalProperties: { type: 'integer' },
+                },
+              },
+              required: ['summary'],
+            },
+            metricd: {
+              type: 'object',
+              properties: { processors: { type: ['array', 'null'] }, statistics: { type: 'object' } },
+              required: ['processors', 'statistics'],
+            },
+          },
+          required: ['storage', 'metricd'],
+        }),
+        ...errors(400, 401, 403, 406),
+      },
+    },
+  }, async (request) => {
     enforce('get status', identify(request));
     const details = boolParam(queryOf(request), 'details', true);
     const backlog = ctx.engine.processor.backlog(details);

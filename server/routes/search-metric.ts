@@ -16,6 +16,7 @@ import { creatorParts, identify } from '../auth.js';
 import { many, queryOf, readJsonBody, single } from '../http.js';
 import { enforce } from '../policy.js';
 import { metricToJson } from '../json-shapes.js';
+import { errors, json, jsonBody, query, ref, repeated } from '../openapi-schemas.js';
 import { normalizeUuid } from './metric.js';
 
 type Predicate = (value: number) => number;
@@ -111,7 +112,33 @@ function lookupMetrics(engine: Engine, raw: string[]): MetricRecord[] {
 export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine } = ctx;
 
-  app.post('/v1/search/metric', async (request, reply) => {
+  app.post('/v1/search/metric', {
+    schema: {
+      summary: 'The points of some metrics whose value satisfies a query',
+      tags: ['search'],
+      operationId: 'searchMetricValues',
+      querystring: query(
+        {
+          metric_id: repeated('Metric id, repeatable'),
+          granularity: repeated('Only these granularities (seconds or timespans), repeatable; default: those of the first metric'),
+          start: { type: 'string' },
+          stop: { type: 'string' },
+          aggregation: { type: 'string', description: 'Default mean' },
+        },
+        ['metric_id'],
+      ),
+      body: jsonBody({
+        type: 'object',
+        description: 'A value query such as `{">=": [{"+": 5}, 10]}` or `{"and": [{">": 0}, {"<": 40}]}`',
+        minProperties: 1,
+        maxProperties: 1,
+      }),
+      response: {
+        200: json('Metric id -> matching points', { type: 'object', additionalProperties: ref('Measures') }),
+        ...errors(400, 401, 403, 406, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
     const metrics = lookupMetrics(engine, many(query, 'metric_id'));

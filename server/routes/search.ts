@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
+import { errors, FILTER_BODY, FILTER_QUERY, json, listOf, params, query, ref, RESOURCE_LIST_QUERY } from '../openapi-schemas.js';
 import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { listResources, readResourceFilter } from './resource.js';
 
@@ -14,7 +15,21 @@ export async function searchRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const { engine, config } = ctx;
   const urls = { proxyHeaders: config.proxyHeaders };
 
-  app.post<{ Params: TypeParams }>('/v1/search/resource/:type', async (request, reply) => {
+  app.post<{ Params: TypeParams }>('/v1/search/resource/:type', {
+    schema: {
+      summary: 'Search resources',
+      description: 'The filter is the JSON body, or the STRING form in `filter` with an empty body; none lists every resource.',
+      tags: ['search'],
+      operationId: 'searchResources',
+      params: params({ type: 'Resource type (`generic` for every type)' }),
+      querystring: query({ ...FILTER_QUERY, ...RESOURCE_LIST_QUERY }),
+      body: FILTER_BODY,
+      response: {
+        200: json('A page of matching resources', listOf(ref('ResourceAttributes')), ['Link']),
+        ...errors(400, 401, 403, 404, 406, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
     const who = identify(request);
     engine.resources.getType(request.params.type);
     const filter = narrowed(resourcePolicyFilter(who, 'search resource', request.params.type), readResourceFilter(request, who));

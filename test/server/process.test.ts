@@ -1,88 +1,9 @@
-// The compiled server as a child process: `npm test` builds dist/ first
-// (pretest). Default policies are Gnocchi 4.4's (archive_policy.py
+// Default policies are Gnocchi 4.4's (archive_policy.py
 // DEFAULT_ARCHIVE_POLICIES and the `default` rule of gnocchi-upgrade).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { call, startServer, stopServers } from './process-helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'server', 'main.js');
-const AUTH = { authorization: 'basic ' + Buffer.from('admin:').toString('base64') };
-
-interface Server {
-  child: ChildProcess;
-  url: string;
-  dir: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const started: Server[] = [];
-
-afterEach(async () => {
-  for (const s of started.splice(0)) {
-    if (s.child.exitCode === null && s.child.signalCode === null) {
-      s.child.kill('SIGKILL');
-      await s.exited;
-    }
-    rmSync(s.dir, { recursive: true, force: true });
-  }
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function startServer(extraArgs: string[]): Promise<Server> {
-  expect(existsSync(MAIN), `${MAIN} is missing: run tsc (npm test does it in pretest)`).toBe(true);
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'gnocchi-ts-process-test-'));
-  const args = [MAIN, '--host', '127.0.0.1', '--port', String(port), '--data-dir', dir, ...extraArgs];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GNOCCHI_LOG_LEVEL: 'warn' } });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const server: Server = { child, url: `http://127.0.0.1:${port}`, dir, output: () => out, exited };
-  started.push(server);
-
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
-    try {
-      const res = await fetch(`${server.url}/`);
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not answer GET / in 20 s:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return server;
-}
-
-async function call(s: Server, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${s.url}${path}`, {
-    method,
-    headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
-}
+afterEach(stopServers);
 
 describe('the compiled server (node dist/server/main.js)', () => {
   it('serves, processes measures in its worker pool, and exits 0 on SIGTERM', async () => {
