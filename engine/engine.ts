@@ -30,6 +30,8 @@ export interface EngineOptions {
   /** Worker threads for processing; 0 processes on the main thread. */
   workers: number;
   processingIntervalMs: number;
+  /** See ProcessorOptions.reorderWindowMs; 0 or absent: no wait. */
+  reorderWindowMs?: number;
   mapSize?: number;
   /**
    * Pushes are refused (503) while more measures than this wait to be
@@ -130,6 +132,7 @@ export class Engine {
       runner,
       parallelism: Math.max(1, options.workers),
       intervalMs: options.processingIntervalMs,
+      reorderWindowMs: options.reorderWindowMs ?? 0,
       batchSize: 256,
       onError: (err) => console.error('processing failed:', err),
       onCommitted: (ids) => this.readCache.invalidate(ids),

@@ -23,6 +23,8 @@ export interface IncomingEntry {
   metricId: string;
   offset: number;
   count: number;
+  /** The latest timestamp among the points. */
+  newest: number;
 }
 
 export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buffer; entries: IncomingEntry[] } {
@@ -41,11 +43,17 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
     const count = timestamps.length;
     view.setUint32(offset, count, true);
     offset += 4;
-    entries.push({ metricId, offset, count });
+    entries.push({ metricId, offset, count, newest: latest(timestamps) });
     offset = writeFloats(view, offset, timestamps);
     offset = writeFloats(view, offset, values);
   }
   return { bytes, entries };
+}
+
+function latest(timestamps: Float64Array): number {
+  let newest = -Infinity;
+  for (let i = 0; i < timestamps.length; i++) if (timestamps[i]! > newest) newest = timestamps[i]!;
+  return newest;
 }
 
 /**
@@ -69,7 +77,9 @@ export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
     offset += 1 + idLength;
     const count = view.getUint32(offset, true);
     offset += 4;
-    entries.push({ metricId, offset, count });
+    let newest = -Infinity;
+    for (let k = 0; k < count; k++) newest = Math.max(newest, view.getFloat64(offset + 8 * k, true));
+    entries.push({ metricId, offset, count, newest });
     offset += 16 * count;
   }
   return entries;

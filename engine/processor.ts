@@ -14,6 +14,9 @@ import type { Storage } from './storage.js';
 
 export type JobRunner = (jobs: ProcessJob[]) => Promise<ProcessResult[]>;
 
+/** A pending ref, with the latest timestamp of its points (see batchable). */
+type PendingRef = IncomingRef & { newest: number };
+
 /** The least wait before retrying after a failed batch. */
 const FAILED_RETRY_MS = 1000;
 
@@ -25,6 +28,15 @@ export interface ProcessorOptions {
   parallelism: number;
   /** Milliseconds between processing rounds when idle. */
   intervalMs: number;
+  /**
+   * Milliseconds a push waits before background processing takes it, so that
+   * pushes overtaking each other (collectors with requests in flight, agents
+   * racing) reach the same batch, sorted by timestamp, instead of the older
+   * points arriving after a newer one was processed and falling out of the
+   * back window. Reads with `refresh=true` take every pending measure at
+   * once. 0 or absent: no wait.
+   */
+  reorderWindowMs?: number;
   /** Metrics per runner call. */
   batchSize: number;
   onError?: (err: unknown) => void;
@@ -42,7 +54,7 @@ export interface BacklogStatus {
 
 export class Processor {
   /** Per metric, where its pending points are, oldest record first. */
-  private readonly pending = new Map<string, IncomingRef[]>();
+  private readonly pending = new Map<string, PendingRef[]>();
   /** The sum of `pending` measures, kept in step so admission checks are O(1). */
   private pendingMeasures = 0;
   private readonly inflight = new Map<string, Promise<void>>();
@@ -85,9 +97,9 @@ export class Processor {
   noteIncoming(seq: number, entries: IncomingEntry[]): void {
     this.live.set(seq, entries.length);
     this.notedAt.set(seq, performance.now());
-    for (const { metricId, offset, count } of entries) {
+    for (const { metricId, offset, count, newest } of entries) {
       this.pendingMeasures += count;
-      const ref = { seq, offset, count };
+      const ref = { seq, offset, count, newest };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
       else refs.push(ref);
@@ -103,7 +115,7 @@ export class Processor {
   }
 
   /** Drops the first `count` refs of a metric; records no metric needs any more are deleted. */
-  private release(refs: IncomingRef[], count: number): void {
+  private release(refs: PendingRef[], count: number): void {
     for (const ref of refs.splice(0, count)) {
       this.pendingMeasures -= ref.count;
       const left = (this.live.get(ref.seq) ?? 1) - 1;
@@ -210,15 +222,45 @@ export class Processor {
 
   private round(): void {
     const { parallelism, intervalMs } = this.options;
+    const window = this.options.reorderWindowMs ?? 0;
+    const cutoff = performance.now() - window;
     // Spread the backlog over every worker rather than filling one batch.
     const free = Math.max(1, parallelism - this.running);
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
     while (this.running < parallelism) {
-      const batch = this.nextBatch(batchSize);
+      const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
-      this.dispatch(batch).catch((err: unknown) => this.options.onError?.(err));
+      this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
     }
-    if (this.pending.size > 0) this.schedule(intervalMs);
+    if (this.pending.size === 0) return;
+    // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
+    let wait = intervalMs;
+    for (const at of this.notedAt.values()) {
+      const leaves = at + window - performance.now();
+      if (leaves > 0) wait = Math.min(wait, Math.ceil(leaves));
+      break;
+    }
+    this.schedule(wait);
+  }
+
+  /**
+   * How many of a metric's refs (oldest first) a round may process: those
+   * noted by `cutoff`, and after them the younger ones whose points are all
+   * no later than the latest of those. Aggregating a point fixes what older
+   * points the back window still takes; a younger point that is not newer
+   * changes nothing of it, and taking it with its elders keeps a push that
+   * the cutoff happens to split from its overtaken neighbours. Always a
+   * prefix: states keep the highest record consumed.
+   */
+  private batchable(refs: readonly PendingRef[], cutoff: number): number {
+    let n = 0;
+    let newest = -Infinity;
+    for (; n < refs.length; n++) {
+      const ref = refs[n]!;
+      if ((this.notedAt.get(ref.seq) ?? 0) <= cutoff) newest = Math.max(newest, ref.newest);
+      else if (ref.newest > newest) break;
+    }
+    return n;
   }
 
   /**
@@ -228,7 +270,7 @@ export class Processor {
    * ids scattered over the whole key space; every metric pending when a sweep
    * starts gets its turn before the next sweep.
    */
-  private nextBatch(size: number): string[] {
+  private nextBatch(size: number, cutoff: number): string[] {
     // A Set: the second pass starts a new sweep, which meets again the ids the
     // first one took. A metric twice in one batch would be planned twice from
     // the same state, the second commit undoing the first's.
@@ -240,13 +282,15 @@ export class Processor {
       }
       while (this.sweepAt < this.sweep.length && batch.size < size) {
         const id = this.sweep[this.sweepAt++]!;
-        if (this.pending.has(id) && !this.inflight.has(id)) batch.add(id);
+        const refs = this.pending.get(id);
+        if (refs !== undefined && !this.inflight.has(id) && this.batchable(refs, cutoff) > 0) batch.add(id);
       }
     }
     return [...batch];
   }
 
-  private dispatch(metricIds: string[]): Promise<void> {
+  /** Processes these metrics' refs noted by `cutoff` (all of them by default). */
+  private dispatch(metricIds: string[], cutoff = Infinity): Promise<void> {
     const jobs: ProcessJob[] = [];
     const { index } = this.options;
     for (const id of metricIds) {
@@ -257,7 +301,8 @@ export class Processor {
         this.forget(id);
         continue;
       }
-      jobs.push({ metricId: id, policy, refs: [...refs] });
+      const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
+      if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;

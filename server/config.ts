@@ -18,6 +18,8 @@ export interface Config {
   defaultAggregationMethods: string[];
   workers: number;
   processingIntervalMs: number;
+  /** Milliseconds a push waits before background processing takes it (engine/processor.ts). */
+  reorderWindowMs: number;
   /** Bytes. */
   bodyLimit: number;
   /** Bytes. */
@@ -113,6 +115,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_PROCESSING_INTERVAL',
     kind: 'int',
     help: 'milliseconds between processing rounds',
+  },
+  {
+    key: 'reorderWindowMs',
+    flag: 'reorder-window',
+    env: 'GNOCCHI_REORDER_WINDOW',
+    kind: 'int',
+    help: 'milliseconds a push waits before background processing, so that pushes arriving out of order are aggregated together (0: none)',
   },
   { key: 'bodyLimit', flag: 'body-limit', env: 'GNOCCHI_BODY_LIMIT', kind: 'int', help: 'maximum request body, bytes' },
   { key: 'mapSize', flag: 'map-size', env: 'GNOCCHI_MAP_SIZE', kind: 'int', help: 'maximum LMDB size, bytes' },
@@ -273,6 +282,7 @@ export function defaultConfig(): Config {
     defaultAggregationMethods: [...DEFAULT_AGGREGATION_METHODS],
     workers: Math.max(1, availableParallelism()),
     processingIntervalMs: 100,
+    reorderWindowMs: 250,
     bodyLimit: 128 * 1024 * 1024,
     mapSize: 64 * 1024 ** 3,
     maxBacklog: 5_000_000,
@@ -417,6 +427,7 @@ export function engineOptions(config: Config): EngineOptions {
     defaultAggregationMethods: config.defaultAggregationMethods,
     workers: config.workers,
     processingIntervalMs: config.processingIntervalMs,
+    reorderWindowMs: config.reorderWindowMs,
     mapSize: config.mapSize,
     maxBacklog: config.maxBacklog,
     readCacheSize: config.readCacheSize,
