@@ -223,10 +223,20 @@ export class Engine {
    * after many failed commits in a row. One statfs per push.
    */
   private checkDisk(bytes: number): void {
+    const free = this.freeDiskBytes();
+    if (free < Math.max(16 * bytes, DISK_MARGIN)) throw new StorageFull(`no space left on device (${free} bytes free)`);
+  }
+
+  /** Room left to this process on the data directory's file system. */
+  freeDiskBytes(): number {
     const fs = statfsSync(this.options.dataDir);
-    if (fs.bavail * fs.bsize < Math.max(16 * bytes, DISK_MARGIN)) {
-      throw new StorageFull(`no space left on device (${fs.bavail * fs.bsize} bytes free)`);
-    }
+    return fs.bavail * fs.bsize;
+  }
+
+  /** The database file's high-water mark: the pages it spans, free ones included. */
+  fileBytes(): number {
+    const stats = this.storage.root.getStats() as { lastPageNumber: number; pageSize: number };
+    return (stats.lastPageNumber + 1) * stats.pageSize;
   }
 
   /**
@@ -263,8 +273,8 @@ export class Engine {
    */
   private checkSpace(bytes: number): void {
     const limit = this.options.mapSize ?? DEFAULT_MAP_SIZE;
-    const stats = this.storage.root.getStats() as { lastPageNumber: number; pageSize: number };
-    if ((stats.lastPageNumber + 1) * stats.pageSize + bytes <= limit) return;
+    if (this.fileBytes() + bytes <= limit) return;
+    const { pageSize } = this.storage.root.getStats() as { pageSize: number };
     let pages = 0;
     for (const db of Object.values(this.storage) as unknown[]) {
       const s = (db as { getStats?: () => unknown }).getStats?.() as
@@ -274,8 +284,8 @@ export class Engine {
       pages += s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages;
       if (db === this.storage.root && s.free !== undefined) pages += s.free.treeBranchPageCount + s.free.treeLeafPageCount + s.free.overflowPages;
     }
-    if (pages * stats.pageSize + bytes > limit) {
-      throw new StorageFull(`the database is full: ${pages * stats.pageSize} bytes in use, map size ${limit} bytes (--map-size)`);
+    if (pages * pageSize + bytes > limit) {
+      throw new StorageFull(`the database is full: ${pages * pageSize} bytes in use, map size ${limit} bytes (--map-size)`);
     }
   }
 

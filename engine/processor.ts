@@ -14,8 +14,15 @@ import type { Storage } from './storage.js';
 
 export type JobRunner = (jobs: ProcessJob[]) => Promise<ProcessResult[]>;
 
-/** A pending ref, with the latest timestamp of its points (see batchable). */
-type PendingRef = IncomingRef & { newest: number };
+/** A pending ref, with the latest timestamp of its points and when its record was noted (see batchable). */
+type PendingRef = IncomingRef & { newest: number; notedAt: number };
+
+interface LiveRecord {
+  /** Metrics that still have points in it. */
+  metrics: number;
+  /** When it was noted (ms, monotonic). */
+  notedAt: number;
+}
 
 /** The least wait before retrying after a failed batch. */
 const FAILED_RETRY_MS = 1000;
@@ -67,10 +74,8 @@ export class Processor {
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
-  /** Per incoming record, how many metrics still have points in it. */
-  private readonly live = new Map<number, number>();
-  /** When each live record was noted (ms, monotonic), in the order noted: the first is the oldest. */
-  private readonly notedAt = new Map<number, number>();
+  /** Incoming records some metric still has points in, in the order noted: the first is the oldest. */
+  private readonly live = new Map<number, LiveRecord>();
 
   constructor(private readonly options: ProcessorOptions) {
     // Measures acknowledged before a restart are still in their records,
@@ -95,11 +100,11 @@ export class Processor {
 
   /** Records the points of incoming record `seq`, once it is durably stored. */
   noteIncoming(seq: number, entries: IncomingEntry[]): void {
-    this.live.set(seq, entries.length);
-    this.notedAt.set(seq, performance.now());
+    const notedAt = performance.now();
+    this.live.set(seq, { metrics: entries.length, notedAt });
     for (const { metricId, offset, count, newest } of entries) {
       this.pendingMeasures += count;
-      const ref = { seq, offset, count, newest };
+      const ref = { seq, offset, count, newest, notedAt };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
       else refs.push(ref);
@@ -118,15 +123,14 @@ export class Processor {
   private release(refs: PendingRef[], count: number): void {
     for (const ref of refs.splice(0, count)) {
       this.pendingMeasures -= ref.count;
-      const left = (this.live.get(ref.seq) ?? 1) - 1;
-      if (left > 0) this.live.set(ref.seq, left);
-      else this.drop(ref.seq);
+      const record = this.live.get(ref.seq);
+      if (record !== undefined && --record.metrics > 0) continue;
+      this.drop(ref.seq);
     }
   }
 
   private drop(seq: number): void {
     this.live.delete(seq);
-    this.notedAt.delete(seq);
     this.options.storage.incomingBatches.remove(seq).catch((err: unknown) => this.options.onError?.(err));
   }
 
@@ -140,7 +144,7 @@ export class Processor {
    * start-up for those acknowledged before it); 0 when none waits.
    */
   processingLag(): number {
-    for (const at of this.notedAt.values()) return (performance.now() - at) / 1000;
+    for (const { notedAt } of this.live.values()) return (performance.now() - notedAt) / 1000;
     return 0;
   }
 
@@ -235,8 +239,8 @@ export class Processor {
     if (this.pending.size === 0) return;
     // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
     let wait = intervalMs;
-    for (const at of this.notedAt.values()) {
-      const leaves = at + window - performance.now();
+    for (const { notedAt } of this.live.values()) {
+      const leaves = notedAt + window - performance.now();
       if (leaves > 0) wait = Math.min(wait, Math.ceil(leaves));
       break;
     }
@@ -257,7 +261,7 @@ export class Processor {
     let newest = -Infinity;
     for (; n < refs.length; n++) {
       const ref = refs[n]!;
-      if ((this.notedAt.get(ref.seq) ?? 0) <= cutoff) newest = Math.max(newest, ref.newest);
+      if (ref.notedAt <= cutoff) newest = Math.max(newest, ref.newest);
       else if (ref.newest > newest) break;
     }
     return n;

@@ -27,6 +27,16 @@ import { uiRoutes } from './routes/ui.js';
 import { installSelfMetrics } from './self-metrics.js';
 import type { StatsdStats } from './statsd.js';
 
+/** What routes declare about themselves to the app's hooks. */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route negotiates nothing: any client gets its answer. */
+    anyAccept?: boolean;
+    /** The route takes measures (its refusals are counted by reason in /metrics). */
+    pushesMeasures?: boolean;
+  }
+}
+
 export interface AppContext {
   engine: Engine;
   config: Config;

@@ -14,13 +14,6 @@ import { HttpError } from './errors.js';
 import { findMetric } from './routes/metric.js';
 import { findNamedMetric } from './routes/resource.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route negotiates nothing: any client gets its answer. */
-    anyAccept?: boolean;
-  }
-}
-
 const JSON_TYPE = 'application/json';
 
 /** pecan's test for a JSON handler, `startswith` fallback included (it lets `application/json; charset=utf-8` in). */
@@ -49,10 +42,10 @@ const LOOKUPS: [prefix: string, lookup: (engine: Engine, params: Params, request
 /** Routes that negotiate nothing set `config.anyAccept`. */
 export function negotiationHook(engine: Engine) {
   return async (request: FastifyRequest) => {
-    const config = request.routeOptions.config as { anyAccept?: boolean };
+    const options = request.routeOptions;
     // A DELETE answers no body: nothing to negotiate (Gnocchi's 406 to `Accept: application/json` there is a fault).
-    if (request.is404 || config.anyAccept === true || request.method === 'DELETE' || acceptsJson(request.headers.accept)) return;
-    const url = request.routeOptions.url ?? '';
+    if (request.is404 || options.config.anyAccept === true || request.method === 'DELETE' || acceptsJson(request.headers.accept)) return;
+    const url = options.url ?? '';
     for (const [prefix, lookup] of LOOKUPS) {
       if (url === prefix || url.startsWith(`${prefix}/`)) lookup(engine, request.params as Params, request);
     }

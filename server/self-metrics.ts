@@ -4,7 +4,6 @@
  * measures accepted and refused, backlog and processing, caches, worker
  * pool, storage room, and prom-client's process metrics.
  */
-import { statfsSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Engine } from '../engine/engine.js';
@@ -12,16 +11,6 @@ import type { AppContext } from './app.js';
 import { identify } from './auth.js';
 import { forbidden } from './errors.js';
 import type { StatsdStats } from './statsd.js';
-
-/** Routes whose answer says whether measures were taken (POST). */
-const PUSH_ROUTES = new Set([
-  '/v1/metric/:id/measures',
-  '/v1/resource/:type/:id/metric/:name/measures',
-  '/v1/batch/metrics/measures',
-  '/v1/batch/resources/metrics/measures',
-  '/v1/influxdb/write',
-  '/v1/prometheus/write',
-]);
 
 /** Why a push was refused, by its status (the reasons an operator acts on differently). */
 const REFUSALS: Record<number, string> = { 400: 'invalid', 413: 'too_large', 503: 'backlog', 507: 'storage_full' };
@@ -56,7 +45,7 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
   });
 }
 
-function engineMetrics(registry: Registry, engine: Engine, mapSize: number, dataDir: string): () => void {
+function engineMetrics(registry: Registry, engine: Engine, mapSize: number): () => void {
   const { activity } = engine;
   totalCounter(registry, 'gnocchi_measures_accepted_total', 'Measures acknowledged to clients (durable, waiting or processed).', () => activity.measuresAccepted);
   gauge(registry, 'gnocchi_backlog_measures', 'Measures acknowledged and not yet processed.', () => engine.processor.pendingMeasureCount());
@@ -97,14 +86,8 @@ function engineMetrics(registry: Registry, engine: Engine, mapSize: number, data
     gauge(registry, `gnocchi_${label}_bytes`, `Bytes held by the ${what}.`, () => cache.bytes);
   }
   gauge(registry, 'gnocchi_lmdb_map_size_bytes', 'Largest size the database may reach (--map-size).', () => mapSize);
-  gauge(registry, 'gnocchi_lmdb_used_bytes', "The database file's high-water mark (pages ever used, free ones included).", () => {
-    const stats = engine.storage.root.getStats() as { lastPageNumber: number; pageSize: number };
-    return (stats.lastPageNumber + 1) * stats.pageSize;
-  });
-  gauge(registry, 'gnocchi_disk_free_bytes', "Room left to the server on the data directory's file system.", () => {
-    const fs = statfsSync(dataDir);
-    return fs.bavail * fs.bsize;
-  });
+  gauge(registry, 'gnocchi_lmdb_used_bytes', "The database file's high-water mark (pages ever used, free ones included).", () => engine.fileBytes());
+  gauge(registry, 'gnocchi_disk_free_bytes', "Room left to the server on the data directory's file system.", () => engine.freeDiskBytes());
   return activity.onBatch((report) => batchSeconds.observe(report.seconds));
 }
 
@@ -127,7 +110,7 @@ const STATSD_COUNTERS: [keyof StatsdStats, string, string][] = [
 export function installSelfMetrics(app: FastifyInstance, ctx: AppContext): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const stopBatches = engineMetrics(registry, ctx.engine, ctx.config.mapSize, ctx.config.dataDir);
+  const stopBatches = engineMetrics(registry, ctx.engine, ctx.config.mapSize);
   const { statsdStats } = ctx;
   if (statsdStats !== undefined) {
     for (const [key, name, help] of STATSD_COUNTERS) totalCounter(registry, `gnocchi_statsd_${name}_total`, help, () => statsdStats[key]);
@@ -149,11 +132,12 @@ export function installSelfMetrics(app: FastifyInstance, ctx: AppContext): void 
 
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const route = request.routeOptions.url ?? UNMATCHED;
+    const options = request.routeOptions;
+    const route = options.url ?? UNMATCHED;
     const status = reply.statusCode;
     requests.observe({ route, method: request.method, status }, reply.elapsedTime / 1000);
     const reason = REFUSALS[status];
-    if (reason !== undefined && request.method === 'POST' && PUSH_ROUTES.has(route)) refused.inc({ reason });
+    if (reason !== undefined && options.config.pushesMeasures === true) refused.inc({ reason });
     done();
   });
   app.addHook('onClose', async () => stopBatches());

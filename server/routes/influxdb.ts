@@ -147,6 +147,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.post('/v1/influxdb/write', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Write points in InfluxDB line protocol',
       description:

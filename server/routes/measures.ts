@@ -93,6 +93,7 @@ export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const { engine } = ctx;
 
   app.post('/v1/batch/metrics/measures', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Push measures to several metrics',
       tags: ['metrics'],

@@ -327,6 +327,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
   });
 
   app.post<{ Params: IdParams }>('/v1/metric/:id/measures', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Push measures to a metric',
       tags: TAGS,

@@ -72,6 +72,7 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
   const { engine, config } = ctx;
 
   app.post('/v1/prometheus/write', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Prometheus remote write',
       description:

@@ -731,6 +731,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   });
 
   app.post<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name/measures', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Push measures to a metric of a resource',
       tags: TAGS,
@@ -749,6 +750,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
   // Batch of measures by resource and metric name
 
   app.post('/v1/batch/resources/metrics/measures', {
+    config: { pushesMeasures: true },
     schema: {
       summary: 'Push measures to metrics of several resources, by name',
       tags: ['metrics'],
