@@ -38,18 +38,35 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface ServerOptions {
+  /**
+   * Seed Gnocchi's policies and the `*` -> `low` rule, as a new deployment
+   * has them; off by default so that a benchmark's own policy is the only one.
+   */
+  defaultArchivePolicies?: boolean;
+}
+
 /**
- * Spawns the server with `--no-default-archive-policies` and `extraArgs`
- * (e.g. `['--aggregates-workers', '2']`) and waits until it answers.
+ * Spawns the server with `extraArgs` (e.g. `['--aggregates-workers', '2']`)
+ * and waits until it answers.
  */
-export async function startServer(extraArgs: string[] = []): Promise<RunningServer> {
+export async function startServer(extraArgs: string[] = [], options: ServerOptions = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-bench-'));
   const port = await freePort();
   const main = fileURLToPath(new URL('../server/main.js', import.meta.url));
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(
     process.execPath,
-    [...nodeArgs, main, '--port', String(port), '--data-dir', dataDir, '--no-default-archive-policies', ...extraArgs],
+    [
+      ...nodeArgs,
+      main,
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      ...(options.defaultArchivePolicies === true ? [] : ['--no-default-archive-policies']),
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const base = `http://127.0.0.1:${port}`;
@@ -81,8 +98,12 @@ export async function call(url: string, init: RequestInit = {}): Promise<Respons
 }
 
 export interface Client {
-  /** Resolves with the whole response body; throws on a 4xx/5xx with the method, path, status and body. */
-  request(method: string, path: string, body?: Buffer): Promise<Buffer>;
+  /**
+   * Resolves with the whole response body; throws on a 4xx/5xx with the
+   * method, path, status and body. `headers` are added to the defaults,
+   * replacing those of the same name (e.g. a body of another content type).
+   */
+  request(method: string, path: string, body?: Buffer, headers?: Record<string, string>): Promise<Buffer>;
   /** Closes the kept-alive sockets. */
   close(): void;
 }
@@ -95,9 +116,9 @@ export interface Client {
 export function client(base: string, maxSockets: number): Client {
   const { hostname, port } = new URL(base);
   const agent = new Agent({ keepAlive: true, maxSockets });
-  const request = (method: string, path: string, body?: Buffer) =>
+  const request = (method: string, path: string, body?: Buffer, extra: Record<string, string> = {}) =>
     new Promise<Buffer>((resolve, reject) => {
-      const headers = body === undefined ? AUTH : { ...JSON_HEADERS, 'content-length': body.length };
+      const headers = body === undefined ? { ...AUTH, ...extra } : { ...JSON_HEADERS, ...extra, 'content-length': body.length };
       const req = httpRequest({ agent, hostname, port, method, path, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -305,6 +326,25 @@ export function cpuSeconds(pid: number | undefined): number {
   const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export interface Memory {
+  /** Bytes: the peak resident set (VmHWM), the resident set now (VmRSS) and its anonymous part (RssAnon, heaps). */
+  peakRss: number;
+  rss: number;
+  anonRss: number;
+}
+
+/**
+ * A process's memory from Linux /proc/PID/status, NaN where unknown. VmRSS
+ * also counts file pages mapped in (LMDB's file, VictoriaMetrics' parts):
+ * reclaimable cache, unlike RssAnon.
+ */
+export function memory(pid: number | undefined): Memory {
+  const file = `/proc/${pid}/status`;
+  const status = pid !== undefined && existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const kB = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { peakRss: kB('VmHWM'), rss: kB('VmRSS'), anonRss: kB('RssAnon') };
 }
 
 /** Writes a benchmark's result to bench/results/NAME.json. */
