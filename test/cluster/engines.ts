@@ -1,0 +1,238 @@
+/**
+ * Real PostgreSQL and Redis (Debian packages) for the cluster-mode tests. Each engine runs in a temporary
+ * directory on a free loopback port, started and stopped by the operator scripts of scripts/cluster/ (the
+ * one implementation of how to run them; this module chooses ports, times starts and looks at the
+ * processes). Stopping touches only the processes of the engine's own directory.
+ *
+ * The failure tests take an engine down and bring it back on the same port and data:
+ * `down(signal)` then `start()`, or `restart(signal)`, or `kill9()`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, ROOT } from '../reliability/harness.js';
+
+const run = promisify(execFile);
+const SCRIPTS = join(ROOT, 'scripts', 'cluster');
+
+export type EngineKind = 'postgresql' | 'redis';
+
+/**
+ * How an engine is taken down; the signal goes to its main process, except SIGKILL which goes to every
+ * process at once (a crash). PostgreSQL: SIGINT is its fast shutdown (what `pg_ctl stop` does), SIGQUIT
+ * the immediate one (`pg_ctl stop -m immediate`: no checkpoint, WAL replayed at the next start), SIGTERM
+ * the smart one (waits for every client to disconnect). Redis: SIGTERM is its graceful shutdown.
+ */
+export type DownSignal = 'SIGTERM' | 'SIGINT' | 'SIGQUIT' | 'SIGKILL';
+
+export interface Memory {
+  /** Sum of the processes' resident set sizes: pages shared between them count once per process. */
+  rssKiB: number;
+  /** Sum of their proportional set sizes: shared pages split between the processes sharing them. */
+  pssKiB: number;
+  processes: number;
+}
+
+export interface Engine {
+  readonly kind: EngineKind;
+  readonly dir: string;
+  readonly port: number;
+  /** What a client connects to: postgresql://postgres@127.0.0.1:PORT/postgres or redis://127.0.0.1:PORT. */
+  readonly url: string;
+  /** The main process (postmaster, redis-server) while up; undefined while down. */
+  readonly pid: number | undefined;
+  /** Milliseconds the last start took, from running the start script to the engine taking queries. */
+  readonly startMs: number;
+  /** The main process and its descendants, now; empty while down. */
+  pids(): number[];
+  memory(): Memory;
+  /** Sends `signal` (default: the engine's graceful stop) and returns once every process is gone. */
+  down(signal?: DownSignal): Promise<void>;
+  kill9(): Promise<void>;
+  /** Starts the engine again on the same port and data after `down`. */
+  start(): Promise<void>;
+  restart(signal?: DownSignal): Promise<void>;
+  /** Stops the engine if up, or cleans after it if it crashed, and removes its directory; a second call does nothing. */
+  stop(): Promise<void>;
+}
+
+/** Why `kind` cannot run on this machine (as a test's skip note), or undefined when it can. */
+export function engineMissing(kind: EngineKind): string | undefined {
+  if (kind === 'postgresql') {
+    if (postgresBin() !== undefined) return undefined;
+    return process.env.PGBIN === undefined
+      ? 'PostgreSQL: skipped, no /usr/lib/postgresql/*/bin/pg_ctl (apt-get install postgresql, or set PGBIN)'
+      : `PostgreSQL: skipped, no pg_ctl in PGBIN=${process.env.PGBIN}`;
+  }
+  const path = (process.env.PATH ?? '').split(delimiter);
+  return path.some((d) => existsSync(join(d, 'redis-server')))
+    ? undefined
+    : 'Redis: skipped, no redis-server on the PATH (apt-get install redis-server)';
+}
+
+/** The directory scripts/cluster/start-postgres.sh runs PostgreSQL from. */
+function postgresBin(): string | undefined {
+  if (process.env.PGBIN !== undefined) return existsSync(join(process.env.PGBIN, 'pg_ctl')) ? process.env.PGBIN : undefined;
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(a) - Number(b));
+  return versions.length === 0 ? undefined : join(base, versions[versions.length - 1]!, 'bin');
+}
+
+export function startPostgres(): Promise<Engine> {
+  return startEngine('postgresql');
+}
+
+export function startRedis(): Promise<Engine> {
+  return startEngine('redis');
+}
+
+/** Ports held by this process's engines, up or down, so that no two get the same one. */
+const portsTaken = new Set<number>();
+
+/** Another program may bind the free port found before the engine does: then try another. */
+const PORT_ATTEMPTS = 3;
+
+async function startEngine(kind: EngineKind): Promise<Engine> {
+  const missing = engineMissing(kind);
+  if (missing !== undefined) throw new Error(missing);
+  const dir = mkdtempSync(join(tmpdir(), `gnocchi-ts-${kind}-`));
+  for (let attempt = 1; ; attempt++) {
+    const port = await unusedPort();
+    const engine = new ScriptedEngine(kind, dir, port);
+    try {
+      await engine.start();
+      return engine;
+    } catch (err) {
+      portsTaken.delete(port);
+      if (attempt < PORT_ATTEMPTS && /address already in use/i.test(String(err))) continue;
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+}
+
+async function unusedPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!portsTaken.has(port)) {
+      portsTaken.add(port);
+      return port;
+    }
+  }
+}
+
+const START_SCRIPT: Record<EngineKind, string> = { postgresql: 'start-postgres.sh', redis: 'start-redis.sh' };
+
+class ScriptedEngine implements Engine {
+  pid: number | undefined;
+  startMs = 0;
+  readonly url: string;
+  private removed = false;
+
+  constructor(
+    readonly kind: EngineKind,
+    readonly dir: string,
+    readonly port: number,
+  ) {
+    this.url = kind === 'postgresql' ? `postgresql://postgres@127.0.0.1:${port}/postgres` : `redis://127.0.0.1:${port}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.removed) throw new Error(`${this.kind} in ${this.dir} was stopped for good`);
+    if (this.pid !== undefined) throw new Error(`${this.kind} on port ${this.port} is already up`);
+    const t0 = performance.now();
+    const out = await script(START_SCRIPT[this.kind], this.dir, String(this.port));
+    this.startMs = performance.now() - t0;
+    if (out.trim() !== this.url) throw new Error(`${START_SCRIPT[this.kind]} printed ${out.trim()}, expected ${this.url}`);
+    this.pid = Number(readFileSync(join(this.dir, 'pid'), 'utf8'));
+  }
+
+  async down(signal?: DownSignal): Promise<void> {
+    if (this.pid === undefined) throw new Error(`${this.kind} on port ${this.port} is already down`);
+    await script('stop.sh', this.dir, ...(signal === undefined ? [] : [signal]));
+    this.pid = undefined;
+  }
+
+  kill9(): Promise<void> {
+    return this.down('SIGKILL');
+  }
+
+  async restart(signal?: DownSignal): Promise<void> {
+    await this.down(signal);
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.removed) return;
+    // stop.sh also when down: it cleans after a crashed PostgreSQL.
+    await script('stop.sh', this.dir);
+    this.pid = undefined;
+    rmSync(this.dir, { recursive: true, force: true });
+    this.removed = true;
+    portsTaken.delete(this.port);
+  }
+
+  pids(): number[] {
+    return this.pid === undefined || !isRunning(this.pid) ? [] : processTree(this.pid);
+  }
+
+  memory(): Memory {
+    const pids = this.pids();
+    let rssKiB = 0;
+    let pssKiB = 0;
+    for (const pid of pids) {
+      const rollup = readProc(pid, 'smaps_rollup') ?? '';
+      rssKiB += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pssKiB += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    }
+    return { rssKiB, pssKiB, processes: pids.length };
+  }
+}
+
+/** Runs one of scripts/cluster/ and answers its standard output; its standard error is in the error thrown. */
+async function script(name: string, ...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('bash', [join(SCRIPTS, name), ...args], { timeout: 90_000 });
+    return stdout;
+  } catch (err) {
+    const { stderr } = err as { stderr?: string };
+    throw new Error(`${name} ${args.join(' ')} failed: ${stderr?.trim() || String(err)}`);
+  }
+}
+
+function readProc(pid: number, file: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
+function statFields(pid: number): string[] | undefined {
+  const stat = readProc(pid, 'stat');
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Whether a process exists and has not exited (a zombie waiting to be reaped has). */
+export function isRunning(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const ppid = Number(statFields(Number(name))?.[1]);
+    if (!Number.isNaN(ppid)) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []).filter(isRunning));
+  return tree;
+}
