@@ -22,6 +22,8 @@ export class Activity {
   measuresProcessed = 0;
   /** Wall time batches spent in a runner, summed over batches running side by side. */
   busySeconds = 0;
+  /** Quiet metrics handed to be settled (engine/state-chunks.ts). */
+  metricsSettled = 0;
   private readonly listeners = new Set<(report: BatchReport) => void>();
 
   /** Calls `listener` after each batch; the returned function stops that. */
@@ -37,5 +39,11 @@ export class Activity {
     this.measuresProcessed += report.measures;
     this.busySeconds += report.seconds;
     for (const listener of this.listeners) listener(report);
+  }
+
+  /** A settle batch ran: housekeeping, not a batch of measures, but busy time all the same. */
+  settleDone(metrics: number, seconds: number): void {
+    this.metricsSettled += metrics;
+    this.busySeconds += seconds;
   }
 }

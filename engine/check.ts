@@ -29,8 +29,8 @@ import type { ResourceRecord, Revision } from './resource-search.js';
 import { indexedTypes, valueIndexKeys } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
-import { readOpenSplit, readTail } from './state-chunks.js';
-import type { SplitKeyTuple, Storage } from './storage.js';
+import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
+import type { SplitKeyTuple, StateChunkKey, Storage } from './storage.js';
 
 export type FaultKind =
   | 'split-corrupt'
@@ -68,6 +68,19 @@ export interface CheckReport {
 const MAX_FAULTS = 10_000;
 /** The tail's chunks sit under granularity 0 (engine/state-chunks.ts). */
 const TAIL = 0;
+function rawChunkProblem(chunk: Uint8Array, ncols: number): string | null {
+  return rawSplitProblem(chunk, ncols) ?? (rawRowCount(chunk) === 0 ? 'no rows' : null);
+}
+
+/** Why an open split's encoded chunk does not decode to rows, or null. */
+function encodedChunkProblem(chunk: Uint8Array, key: StateChunkKey, ncols: number): string | null {
+  try {
+    return decodeChunk(chunk, key, ncols).timestamps.length === 0 ? 'no rows' : null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** Why timestamps are not those of a split's rows (ascending periods within its window), or null. */
 function rowsProblem(timestamps: Float64Array, key: number, granularity: number): string | null {
   const end = key + granularity * POINTS_PER_SPLIT;
@@ -255,7 +268,7 @@ class Checker {
   private chunks(metricId: string, slot: number, start: number, end: number, ncols: number): Buffer[] | null {
     const chunks: Buffer[] = [];
     for (const { key, value } of this.storage.stateChunks.getRange({ start: [metricId, slot, start], end: [metricId, slot, end] })) {
-      const problem = rawSplitProblem(value, ncols) ?? (rawRowCount(value) === 0 ? 'no rows' : null);
+      const problem = slot === TAIL || isRawSplit(value) ? rawChunkProblem(value, ncols) : encodedChunkProblem(value, key, ncols);
       if (problem !== null) {
         this.fault('chunk-corrupt', 'state_chunks', key, problem);
         return null;

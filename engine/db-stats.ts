@@ -12,7 +12,8 @@ import type { ArchivePolicy } from './archive-policy.js';
 import type { MetricRecord } from './index.js';
 import { decodeMetricState } from './metric-state.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
-import { decodeStoredSplit, rawRowCount } from './split.js';
+import { decodeStoredSplit, rawRowCount, type SplitColumns } from './split.js';
+import { decodeChunk } from './state-chunks.js';
 import { dbPath, type Storage } from './storage.js';
 
 /** A B-tree's figures as LMDB's mdb_stat gives them (lmdb-js getStats()). */
@@ -146,15 +147,20 @@ function columnCounts(storage: Storage): (metricId: string) => number | undefine
 function countPoints(storage: Storage, task: ProgressTask): PointStats {
   const points: PointStats = { sealedRows: 0, openRows: 0, tailPoints: 0, unreadableSplits: 0 };
   const columnsOf = columnCounts(storage);
-  for (const { key, value } of storage.splits.getRange()) {
-    const [metricId, granularity, splitKey] = key;
+  /** Rows of stored split bytes, decoding one column; 0 and counted unreadable when they do not decode. */
+  const rows = (metricId: string, decode: (ncols: number) => SplitColumns): number => {
     const ncols = columnsOf(metricId);
     try {
       if (ncols === undefined) throw new Error('no policy');
-      points.sealedRows += decodeStoredSplit(value, splitKey, granularity, ncols, 0).timestamps.length;
+      return decode(ncols).timestamps.length;
     } catch {
       points.unreadableSplits++;
+      return 0;
     }
+  };
+  for (const { key, value } of storage.splits.getRange()) {
+    const [metricId, granularity, splitKey] = key;
+    points.sealedRows += rows(metricId, (ncols) => decodeStoredSplit(value, splitKey, granularity, ncols, 0));
     task.advance();
   }
   for (const { value } of storage.states.getRange()) {
@@ -166,7 +172,7 @@ function countPoints(storage: Storage, task: ProgressTask): PointStats {
   for (const { key, value } of storage.stateChunks.getRange()) {
     // Granularity 0 is the tail's (engine/state-chunks.ts).
     if (key[1] === 0) points.tailPoints += rawRowCount(value);
-    else points.openRows += rawRowCount(value);
+    else points.openRows += rows(key[0], (ncols) => decodeChunk(value, key, ncols, 0));
     task.advance();
   }
   return points;

@@ -32,6 +32,8 @@ export interface EngineOptions {
   processingIntervalMs: number;
   /** See ProcessorOptions.reorderWindowMs; 0 or absent: no wait. */
   reorderWindowMs?: number;
+  /** See ProcessorOptions.settleAfterMs; 0 or absent: never. */
+  settleAfterMs?: number;
   mapSize?: number;
   /**
    * Pushes are refused (503) while more measures than this wait to be
@@ -133,6 +135,7 @@ export class Engine {
       parallelism: Math.max(1, options.workers),
       intervalMs: options.processingIntervalMs,
       reorderWindowMs: options.reorderWindowMs ?? 0,
+      settleAfterMs: options.settleAfterMs ?? 0,
       batchSize: 256,
       onError: (err) => console.error('processing failed:', err),
       onCommitted: (ids) => this.readCache.invalidate(ids),

@@ -33,6 +33,8 @@ export interface ProcessTask {
   refCounts: Uint32Array;
   /** Every ref as seq, offset, count. */
   refs: Float64Array;
+  /** ProcessJob.settle, the same for every job of a batch: the processor settles metrics in batches of their own. */
+  settle?: number;
 }
 
 export function toTask(dataDir: string, jobs: ProcessJob[]): ProcessTask {
@@ -45,6 +47,8 @@ export function toTask(dataDir: string, jobs: ProcessJob[]): ProcessTask {
     refCounts: new Uint32Array(jobs.length),
     refs: new Float64Array(3 * jobs.reduce((n, j) => n + j.refs.length, 0)),
   };
+  const settle = jobs[0]?.settle;
+  if (settle !== undefined) task.settle = settle;
   let at = 0;
   jobs.forEach(({ policy, refs }, i) => {
     let index = indexes.get(policy.name);
@@ -70,7 +74,9 @@ export function fromTask(task: ProcessTask): ProcessJob[] {
     for (let n = task.refCounts[i]!; n > 0; n--, at += 3) {
       refs.push({ seq: task.refs[at]!, offset: task.refs[at + 1]!, count: task.refs[at + 2]! });
     }
-    return { metricId, policy: task.policies[task.policyIndexes[i]!]!, refs };
+    const job: ProcessJob = { metricId, policy: task.policies[task.policyIndexes[i]!]!, refs };
+    if (task.settle !== undefined) job.settle = task.settle;
+    return job;
   });
 }
 

@@ -14,7 +14,7 @@ import { decodeMetricState, emptyMetricState, encodeMetricState, type Granularit
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
 import { WriteQueue, type RecordWriter } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
-import { dropOpenSplitChunks, extendOpenSplit, readOpenSplit, readTail, startOpenSplit, storeTail } from './state-chunks.js';
+import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 import type { SplitKeyTuple, Storage } from './storage.js';
 
@@ -23,6 +23,11 @@ export interface ProcessJob {
   policy: ArchivePolicy;
   /** The metric's pending points, oldest record first. */
   refs: IncomingRef[];
+  /**
+   * Settle the metric (no refs: it is quiet): freeze its open splits'
+   * inline rows but the last, where there are at least this many.
+   */
+  settle?: number;
 }
 
 export interface ProcessResult {
@@ -31,6 +36,12 @@ export interface ProcessResult {
   consumed: number;
   /** The metric's records up to this one are consumed. */
   lastSeq: number;
+  /** The most inline rows of an open split that settling would freeze. */
+  looseRows: number;
+}
+
+function mostLooseRows(granularities: readonly GranularityState[]): number {
+  return granularities.reduce((most, g) => (g.open === null ? most : Math.max(most, looseRows(g.open))), 0);
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
@@ -148,12 +159,23 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
   const writes = new WriteQueue();
-  const result = { metricId, consumed, lastSeq };
-  // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
-  const unchanged = (): Planned => {
-    writes.put(storage.states, metricId, encodeMetricState({ ...state, lastSeq }, ncols));
-    return { result, writes };
+  const done = (next: MetricState): Planned => {
+    writes.put(storage.states, metricId, encodeMetricState(next, ncols));
+    return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
   };
+  if (job.settle !== undefined && received === null) {
+    const least = job.settle;
+    const settled = state.granularities.map((gs) =>
+      gs.open === null ? gs : { ...gs, open: settleOpenSplit(storage, writes, metricId, gs.granularity, gs.open, least) },
+    );
+    if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
+      return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
+    }
+    writes.remove(storage.states, metricId);
+    return done({ ...state, granularities: settled, lastSeq });
+  }
+  // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
+  const unchanged = (): Planned => done({ ...state, lastSeq });
   if (received === null) return unchanged();
   const tail = readTail(storage, metricId, state, scratch.take);
   const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
@@ -168,8 +190,7 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
     return gs;
   });
   const newTail = storeTail(storage, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
-  writes.put(storage.states, metricId, encodeMetricState({ ...newTail, granularities, lastSeq }, ncols));
-  return { result, writes };
+  return done({ ...newTail, granularities, lastSeq });
 }
 
 /** Processes the pending measures of `jobs` and commits the results. */

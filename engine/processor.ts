@@ -27,6 +27,13 @@ interface LiveRecord {
 /** The least wait before retrying after a failed batch. */
 const FAILED_RETRY_MS = 1000;
 
+/**
+ * Loose rows worth settling a metric for: settling re-encodes its newest
+ * chunk, so a metric that receives a point now and then is settled once
+ * per this many points rather than after each.
+ */
+export const SETTLE_LEAST_ROWS = 16;
+
 export interface ProcessorOptions {
   storage: Storage;
   index: Index;
@@ -44,6 +51,12 @@ export interface ProcessorOptions {
    * once. 0 or absent: no wait.
    */
   reorderWindowMs?: number;
+  /**
+   * Milliseconds after its last batch that a metric with at least
+   * SETTLE_LEAST_ROWS loose inline rows is settled (engine/state-chunks.ts),
+   * in the time no batch needs the workers. 0 or absent: never.
+   */
+  settleAfterMs?: number;
   /** Metrics per runner call. */
   batchSize: number;
   onError?: (err: unknown) => void;
@@ -71,11 +84,15 @@ export class Processor {
   private running = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private timerDelay = 0;
+  /** When the timer fires (ms, monotonic). */
+  private timerDue = 0;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
   /** Incoming records some metric still has points in, in the order noted: the first is the oldest. */
   private readonly live = new Map<number, LiveRecord>();
+  /** Metrics worth settling, by when their last batch finished, oldest first. */
+  private readonly unsettled = new Map<string, number>();
 
   constructor(private readonly options: ProcessorOptions) {
     // Measures acknowledged before a restart are still in their records,
@@ -113,6 +130,7 @@ export class Processor {
   }
 
   forget(metricId: string): void {
+    this.unsettled.delete(metricId);
     const refs = this.pending.get(metricId);
     if (refs === undefined) return;
     this.pending.delete(metricId);
@@ -197,19 +215,22 @@ export class Processor {
   }
 
   /**
-   * Runs a round after `delayMs`. An immediate request replaces a waiting
-   * interval timer: a worker that just finished must not idle until the
-   * interval (set while every worker was busy) runs out. Immediate rounds
+   * Runs a round after `delayMs`, or sooner if one is due sooner. A sooner
+   * request replaces a waiting timer: a worker that just finished must not
+   * idle until the interval (set while every worker was busy) runs out, nor
+   * a push wait for a settle due in seconds. Immediate rounds
    * run after the pending I/O callbacks rather than on a 0 ms timer, which
    * Node clamps to 1 ms: a gap per batch that left workers idle.
    */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    const due = performance.now() + delayMs;
     if (this.timer !== undefined) {
-      if (delayMs > 0 || this.timerDelay === 0) return;
+      if (this.timerDelay === 0 || (delayMs > 0 && this.timerDue <= due)) return;
       this.cancelTimer();
     }
     this.timerDelay = delayMs;
+    this.timerDue = due;
     const run = () => {
       this.timer = undefined;
       this.round();
@@ -236,15 +257,40 @@ export class Processor {
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
     }
-    if (this.pending.size === 0) return;
+    const settleAt = this.settle();
+    if (this.pending.size === 0 && settleAt === undefined) return;
     // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
-    let wait = intervalMs;
+    let wait = this.pending.size === 0 ? Infinity : intervalMs;
     for (const { notedAt } of this.live.values()) {
       const leaves = notedAt + window - performance.now();
       if (leaves > 0) wait = Math.min(wait, Math.ceil(leaves));
       break;
     }
+    if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - performance.now())));
     this.schedule(wait);
+  }
+
+  /**
+   * Hands quiet metrics to be settled while a worker is free; when the next
+   * one is due (ms, monotonic), if any waits.
+   */
+  private settle(): number | undefined {
+    const { batchSize } = this.options;
+    const after = this.options.settleAfterMs ?? 0;
+    if (after <= 0) return undefined;
+    const due = performance.now() - after;
+    while (this.running < this.options.parallelism) {
+      const batch: string[] = [];
+      for (const [id, at] of this.unsettled) {
+        if (at > due || batch.length >= batchSize) break;
+        this.unsettled.delete(id);
+        if (!this.pending.has(id) && !this.inflight.has(id)) batch.push(id);
+      }
+      if (batch.length === 0) break;
+      this.dispatch(batch, Infinity, SETTLE_LEAST_ROWS).catch((err: unknown) => this.options.onError?.(err));
+    }
+    for (const at of this.unsettled.values()) return at + after;
+    return undefined;
   }
 
   /**
@@ -293,20 +339,26 @@ export class Processor {
     return [...batch];
   }
 
-  /** Processes these metrics' refs noted by `cutoff` (all of them by default). */
-  private dispatch(metricIds: string[], cutoff = Infinity): Promise<void> {
+  /**
+   * Processes these metrics' refs noted by `cutoff` (all of them by
+   * default); with `settle`, settles them instead (they have no refs).
+   */
+  private dispatch(metricIds: string[], cutoff = Infinity, settle?: number): Promise<void> {
     const jobs: ProcessJob[] = [];
     const { index } = this.options;
     for (const id of metricIds) {
       const metric = index.getMetric(id);
       const policy = metric && index.getPolicy(metric.archivePolicyName);
-      const refs = this.pending.get(id);
+      const refs = settle === undefined ? this.pending.get(id) : [];
       if (metric === undefined || policy === undefined || refs === undefined) {
         this.forget(id);
         continue;
       }
-      const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
-      if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
+      if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
+      else {
+        const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
+        if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
+      }
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;
@@ -318,13 +370,19 @@ export class Processor {
       this.options.onCommitted?.(jobs.map((j) => j.metricId));
     };
     const started = performance.now();
-    const report = (measures: number, failed: boolean) =>
-      this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds: (performance.now() - started) / 1000, failed });
+    const report = (measures: number, failed: boolean) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (settle === undefined) this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds, failed });
+      else if (!failed) this.options.activity?.settleDone(jobs.length, seconds);
+    };
     const work = this.options.runner(jobs).then(
       (results) => {
         committed();
         let measures = 0;
+        const now = performance.now();
         for (const r of results) {
+          this.unsettled.delete(r.metricId);
+          if (r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
           const refs = this.pending.get(r.metricId);
           if (refs === undefined) continue;
           // Records pushed while the job ran come after r.lastSeq and stay.
@@ -350,7 +408,7 @@ export class Processor {
           if (this.inflight.get(job.metricId) === tracked) this.inflight.delete(job.metricId);
         }
         // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
-        if (this.pending.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
+        if (this.pending.size > 0 || this.unsettled.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
         else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     for (const job of jobs) this.inflight.set(job.metricId, tracked);

@@ -17,8 +17,8 @@ import {
 } from './aggregation.js';
 import type { DecodedSplitCache } from './decoded-splits.js';
 import { openSplitOf } from './metric-state.js';
-import { readOpenSplit } from './state-chunks.js';
-import { decodeStoredSplit, POINTS_PER_SPLIT, splitKeyOf, type SplitColumns } from './split.js';
+import { decodeChunk, openSplitChunks } from './state-chunks.js';
+import { decodeRawSplits, decodeStoredSplit, POINTS_PER_SPLIT, splitKeyOf, type SplitColumns } from './split.js';
 import type { Storage } from './storage.js';
 
 export interface ReadOptions {
@@ -90,19 +90,22 @@ function readColumn(
   const startKey = start === undefined ? -1 : splitKeyOf(start, granularity);
   const endKey = stop === undefined ? Number.MAX_SAFE_INTEGER : splitKeyOf(stop, granularity) + 1;
   const parts: Series[] = [];
+  /** The column of encoded split bytes, decoded once for as long as the same bytes are stored under `id`. */
+  const decodedColumn = (id: string, encoded: Uint8Array, decode: () => SplitColumns): Series => {
+    let points = decoded?.get(id, encoded);
+    if (points === undefined) {
+      points = columnOf(decode(), column);
+      decoded?.set(id, encoded, points);
+    }
+    return points;
+  };
   for (const key of splitKeys(storage, metricId, granularity, startKey, endKey)) {
     // lmdb-js's shared read buffer, its `length` set to the value's: valid
     // until the next read, so compared or decoded (into new arrays) at once.
     const shared = storage.splits.getBinaryFast([metricId, granularity, key]);
     if (shared === undefined) continue;
     const encoded = shared.subarray(0, shared.length);
-    const id = `${metricId} ${granularity} ${key} ${column}`;
-    let points = decoded?.get(id, encoded);
-    if (points === undefined) {
-      points = columnOf(decodeStoredSplit(encoded, key, granularity, ncols, column), column);
-      decoded?.set(id, encoded, points);
-    }
-    parts.push(points);
+    parts.push(decodedColumn(`${metricId} ${granularity} ${key} ${column}`, encoded, () => decodeStoredSplit(encoded, key, granularity, ncols, column)));
   }
   // The state is looked at in place rather than copied whole on every read;
   // its open split's rows are copied out before the next read (of its
@@ -110,7 +113,11 @@ function readColumn(
   const state = storage.states.getBinaryFast(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity);
   if (open !== null && open.key >= startKey && open.key < endKey) {
-    parts.push(columnOf(readOpenSplit(storage, metricId, granularity, { ...open, raw: Uint8Array.from(open.raw) }, column), column));
+    const inline = decodeRawSplits([open.raw], column);
+    for (const { key, value } of openSplitChunks(storage, metricId, granularity, open)) {
+      parts.push(decodedColumn(`${metricId} ${granularity} chunk ${key[2]} ${column}`, value, () => decodeChunk(value, key, ncols, column)));
+    }
+    parts.push(columnOf(inline, column));
   }
   // A window within one split (the usual read) is that split's arrays as they are.
   if (parts.length === 1) return parts[0]!;

@@ -6,7 +6,7 @@
  * once a newer split starts it is sealed into the compressed Arrow form,
  * encoded exactly once.
  */
-import { decodeSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+import { decodeSplit, encodeCompactSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
 
 export type { SplitColumns };
 
@@ -69,6 +69,11 @@ export function rawSplitProblem(raw: Uint8Array, ncols: number): string | null {
   return offset === raw.length ? null : `${raw.length} bytes where ${n} rows of ${ncols} columns take ${offset}`;
 }
 
+/** The number of value columns of a raw split. */
+export function rawColumnCount(raw: Uint8Array): number {
+  return raw[1]!;
+}
+
 /** The number of rows of a raw split. */
 export function rawRowCount(raw: Uint8Array): number {
   return rawLayout(raw).n;
@@ -128,12 +133,6 @@ export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns
     present.push(mask);
   }
   return { timestamps, columns, present };
-}
-
-/** A raw split cut into its rows before `at` and from `at` on, both raw. */
-export function cutRawSplit(raw: Uint8Array, at: number): [Buffer, Buffer] {
-  const n = rawRowCount(raw);
-  return [encodeRawSplit(decodeRawRows(raw, 0, at)), encodeRawSplit(decodeRawRows(raw, at, n))];
 }
 
 function rawLayout(bytes: Uint8Array): { ncols: number; n: number; view: DataView } {
@@ -287,12 +286,20 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
   return out;
 }
 
-export function encodeSealedSplit(key: number, granularity: number, data: SplitColumns): Buffer {
-  const body = encodeSplit(key, granularity, data);
+function tagged(body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(body.length + 1);
   out[0] = TAG_SEALED;
   out.set(body, 1);
   return out;
+}
+
+export function encodeSealedSplit(key: number, granularity: number, data: SplitColumns): Buffer {
+  return tagged(encodeSplit(key, granularity, data));
+}
+
+/** Rows frozen out of an open split, in the codec's compact form (timestamps counted from `key`). */
+export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns): Buffer {
+  return tagged(encodeCompactSplit(key, granularity, data));
 }
 
 export function decodeStoredSplit(
@@ -322,34 +329,50 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
   const b = update.timestamps;
   if (a.length === 0) return update;
   if (b.length === 0) return existing;
-  if (b[0]! > a[a.length - 1]!) return concatSplits(existing, update);
+  if (b[0]! > a[a.length - 1]!) return concatRows([existing, update]);
   return overlaySplits(existing, update);
 }
 
-function concatMasks(a: Uint8Array | null, na: number, b: Uint8Array | null, nb: number): Uint8Array | null {
-  if (a === null && b === null) return null;
-  const out = new Uint8Array(na + nb);
-  if (a === null) out.fill(1, 0, na);
-  else out.set(a, 0);
-  if (b === null) out.fill(1, na);
-  else out.set(b, na);
-  return out;
-}
-
-/** The common case: the update only appends after the stored points. */
-function concatSplits(existing: SplitColumns, update: SplitColumns): SplitColumns {
-  const na = existing.timestamps.length;
-  const nb = update.timestamps.length;
-  const timestamps = new Float64Array(na + nb);
-  timestamps.set(existing.timestamps, 0);
-  timestamps.set(update.timestamps, na);
-  const columns = update.columns.map((col, c) => {
-    const out = new Float64Array(na + nb);
-    out.set(existing.columns[c]!, 0);
-    out.set(col, na);
-    return out;
-  });
-  const present = update.present.map((p, c) => concatMasks(existing.present[c] ?? null, na, p, nb));
+/**
+ * Splits whose rows follow one another, as one. A column that some part
+ * with rows leaves empty (decoded with `only`) stays empty.
+ */
+export function concatRows(parts: readonly SplitColumns[]): SplitColumns {
+  const withRows = parts.filter((p) => p.timestamps.length > 0);
+  if (withRows.length === 1 || parts.length === 1) return withRows[0] ?? parts[0]!;
+  let n = 0;
+  for (const p of withRows) n += p.timestamps.length;
+  const timestamps = new Float64Array(n);
+  let at = 0;
+  for (const p of withRows) {
+    timestamps.set(p.timestamps, at);
+    at += p.timestamps.length;
+  }
+  const empty = new Float64Array(0);
+  const columns: Float64Array[] = [];
+  const present: (Uint8Array | null)[] = [];
+  for (let c = 0; c < parts[0]!.columns.length; c++) {
+    if (n > 0 && withRows.some((p) => p.columns[c]!.length === 0)) {
+      columns.push(empty);
+      present.push(null);
+      continue;
+    }
+    const column = new Float64Array(n);
+    const masked = withRows.some((p) => p.present[c] != null);
+    const mask = masked ? new Uint8Array(n) : null;
+    at = 0;
+    for (const p of withRows) {
+      column.set(p.columns[c]!, at);
+      const m = p.present[c];
+      if (mask !== null) {
+        if (m == null) mask.fill(1, at, at + p.timestamps.length);
+        else mask.set(m, at);
+      }
+      at += p.timestamps.length;
+    }
+    columns.push(column);
+    present.push(mask);
+  }
   return { timestamps, columns, present };
 }
 

@@ -4,8 +4,16 @@
  * at 1 s for a 1 h block) and each open split (up to 3,600 rows of every
  * method: ~200 KB for 6 methods) would make every update rewrite that much.
  * So only their newest rows stay inline; once there are CHUNK_ROWS of them,
- * all but the last are frozen into a chunk record, written once and keyed
- * [metric, granularity, first timestamp] (granularity 0: the tail).
+ * all but the last are frozen into a chunk record keyed [metric,
+ * granularity, first timestamp] (granularity 0: the tail).
+ *
+ * An open split's chunks hold its rows encoded by the split codec's compact
+ * form (raw, as the inline rows, they took 8 bytes per value and most of
+ * the data directory); freezing more rows re-encodes the newest chunk with
+ * them until it holds MAX_CHUNK_ROWS. A metric that stops receiving points
+ * is settled: its loose inline rows are frozen too, so that what a quiet
+ * metric keeps raw is one row per granularity. The tail's points are not on
+ * a grid and stay raw.
  *
  * Updates almost always start at or after the first inline row (the last
  * period can still change; earlier ones only through points arriving out
@@ -16,15 +24,20 @@
 import type { Series } from './aggregation.js';
 import type { MetricState, OpenSplit } from './metric-state.js';
 import {
+  concatRows,
   copyRawColumn,
-  cutRawSplit,
   decodeRawSplits,
+  decodeStoredSplit,
+  encodeFrozenRows,
   encodeRawSplit,
+  isRawSplit,
   mergeIntoRawSplit,
   mergeSplits,
   POINTS_PER_SPLIT,
+  rawColumnCount,
   rawFirstTimestamp,
   rawRowCount,
+  sliceSplit,
   type SplitColumns,
 } from './split.js';
 import { directWrites, type RecordWriter } from './record-writes.js';
@@ -33,6 +46,17 @@ import type { StateChunkKey, Storage } from './storage.js';
 
 /** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
 export const CHUNK_ROWS = 256;
+
+/**
+ * An open split's chunk grows (each freeze re-encoding it, at ~0.1 µs a
+ * row) until it holds this many bytes, about a quarter of an LMDB page: past
+ * half a page a value takes pages of its own. The ~40 bytes of key and
+ * header a chunk costs are then small beside it.
+ */
+export const CHUNK_BYTES = 1024;
+
+/** Rows of one chunk at most, whatever their size: bounds a freeze's work. */
+export const MAX_CHUNK_ROWS = 1024;
 
 const TAIL = 0;
 
@@ -62,27 +86,22 @@ export function dropStateChunks(storage: Storage, metricId: string): void {
   dropChunks(storage, directWrites, { start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] });
 }
 
-/**
- * Freezes the rows of `raw` but the last into a chunk once there are
- * CHUNK_ROWS of them; the rows left inline, and whether a chunk was written.
- */
-function freeze(storage: Storage, w: RecordWriter, metricId: string, slot: number, raw: Uint8Array): { raw: Uint8Array; froze: boolean } {
-  const n = rawRowCount(raw);
-  if (n < CHUNK_ROWS) return { raw, froze: false };
-  const [older, last] = cutRawSplit(raw, n - 1);
-  putChunk(storage, w, metricId, slot, older);
-  return { raw: last, froze: true };
+/** An open split's chunk as rows: encoded, or raw as written before chunks were encoded. */
+export function decodeChunk(chunk: Uint8Array, key: StateChunkKey, ncols: number, only?: number): SplitColumns {
+  return decodeStoredSplit(chunk, key[2], key[1], ncols, only);
 }
 
-function putChunk(storage: Storage, w: RecordWriter, metricId: string, slot: number, raw: Buffer): void {
-  w.put(storage.stateChunks, [metricId, slot, rawFirstTimestamp(raw)], raw);
+/** An open split's chunks, oldest first, with their keys. */
+export function openSplitChunks(storage: Storage, metricId: string, granularity: number, open: OpenSplit): { key: StateChunkKey; value: Buffer }[] {
+  return open.frozen > 0 ? [...storage.stateChunks.getRange(openSplitRange(metricId, granularity, open.key))] : [];
 }
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
 export function readOpenSplit(storage: Storage, metricId: string, granularity: number, open: OpenSplit, only?: number): SplitColumns {
-  const raws: Uint8Array[] = open.frozen > 0 ? chunksOf(storage, openSplitRange(metricId, granularity, open.key)) : [];
-  raws.push(open.raw);
-  return decodeRawSplits(raws, only);
+  const ncols = rawColumnCount(open.raw);
+  const parts = openSplitChunks(storage, metricId, granularity, open).map(({ key, value }) => decodeChunk(value, key, ncols, only));
+  parts.push(decodeRawSplits([open.raw], only));
+  return concatRows(parts);
 }
 
 /** Deletes an open split's chunks (once it is sealed). */
@@ -90,14 +109,51 @@ export function dropOpenSplitChunks(storage: Storage, w: RecordWriter, metricId:
   if (open.frozen > 0) dropChunks(storage, w, openSplitRange(metricId, granularity, open.key));
 }
 
-function storeOpen(storage: Storage, w: RecordWriter, metricId: string, granularity: number, key: number, raw: Uint8Array, frozen: number): OpenSplit {
-  const kept = freeze(storage, w, metricId, granularity, raw);
-  return { key, raw: kept.raw, frozen: frozen + (kept.froze ? 1 : 0) };
+/**
+ * Freezes `rows` (which follow every frozen row): into the newest chunk
+ * while it is small, else into new ones; the new chunk count. Reads the
+ * chunks as stored before `w`'s writes: once per split and update.
+ */
+function freezeRows(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): number {
+  const range = openSplitRange(metricId, granularity, open.key);
+  let frozen = open.frozen;
+  let from = 0;
+  let newestKey: StateChunkKey | undefined;
+  if (frozen > 0) for (const key of storage.stateChunks.getKeys(range)) newestKey = key;
+  const value = newestKey === undefined ? undefined : storage.stateChunks.get(newestKey);
+  if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
+    const newest = decodeChunk(value, newestKey, rows.columns.length);
+    from = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
+    if (from > 0) w.put(storage.stateChunks, newestKey, encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)])));
+  }
+  for (; from < rows.timestamps.length; from += MAX_CHUNK_ROWS, frozen++) {
+    const first = rows.timestamps[from]!;
+    const to = Math.min(rows.timestamps.length, from + MAX_CHUNK_ROWS);
+    w.put(storage.stateChunks, [metricId, granularity, first], encodeFrozenRows(first, granularity, sliceSplit(rows, from, to)));
+  }
+  return frozen;
+}
+
+/**
+ * The open split with its inline rows but the last frozen, when at least
+ * `least` of them would be: the last period can still change, and an
+ * update that starts from it rewrites the inline rows only.
+ */
+function freeze(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
+  const n = rawRowCount(open.raw);
+  if (n - 1 < Math.max(1, least)) return open;
+  const rows = decodeRawSplits([open.raw]);
+  const frozen = freezeRows(storage, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
+  return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen };
+}
+
+function storeOpen(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): OpenSplit {
+  return freeze(storage, w, metricId, granularity, open, CHUNK_ROWS - 1);
 }
 
 /** A new open split holding `rows`. */
 export function startOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
-  return storeOpen(storage, w, metricId, granularity, key, encodeRawSplit(rows), 0);
+  return storeOpen(storage, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 });
 }
 
 /**
@@ -106,11 +162,21 @@ export function startOpenSplit(storage: Storage, w: RecordWriter, metricId: stri
  */
 export function extendOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
   if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
-    return storeOpen(storage, w, metricId, granularity, open.key, mergeIntoRawSplit(open.raw, rows), open.frozen);
+    return storeOpen(storage, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) });
   }
   const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, open), rows);
   dropOpenSplitChunks(storage, w, metricId, granularity, open);
   return startOpenSplit(storage, w, metricId, granularity, open.key, whole);
+}
+
+/** Inline rows of an open split that settling would freeze. */
+export function looseRows(open: OpenSplit): number {
+  return Math.max(0, rawRowCount(open.raw) - 1);
+}
+
+/** The open split settled: its inline rows but the last frozen, when there are at least `least` to freeze. */
+export function settleOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
+  return freeze(storage, w, metricId, granularity, open, least);
 }
 
 /** A metric's whole tail, and how many of its first points sit in chunks. */
@@ -165,6 +231,6 @@ export function storeTail(
   const chunks = keep ? oldChunks : 0;
   const last = inline.timestamps.length - 1;
   if (last + 1 < CHUNK_ROWS) return { tail: inline, tailFrozen: chunks };
-  putChunk(storage, w, metricId, TAIL, encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
+  w.put(storage.stateChunks, [metricId, TAIL, inline.timestamps[0]!], encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
   return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks + 1 };
 }

@@ -13,10 +13,13 @@ import { open, type Database, type RootDatabase } from 'lmdb';
  * them into version 2's shared records when such a directory is opened.
  * Version 3 added open-split chunks; its metric states still read those of
  * versions 1 and 2 (as states with no chunks), so the upgrade from 2 only
- * stamps the version.
+ * stamps the version. Version 4 encodes open-split chunks with the split
+ * codec; its chunks of version 3, raw, are still read, so the upgrade from 3
+ * only stamps the version too, and keeps a release that would read encoded
+ * chunks as raw from opening the directory.
  */
-export const FORMAT_VERSION = 3;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2];
+export const FORMAT_VERSION = 4;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
 
 export type IncomingKey = [metricId: string, seq: number];
 export type SplitKeyTuple = [metricId: string, granularity: number, key: number];

@@ -20,6 +20,7 @@ export interface Config {
   processingIntervalMs: number;
   /** Milliseconds a push waits before background processing takes it (engine/processor.ts). */
   reorderWindowMs: number;
+  settleAfterMs: number;
   /** Bytes. */
   bodyLimit: number;
   /** Bytes. */
@@ -122,6 +123,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_REORDER_WINDOW',
     kind: 'int',
     help: 'milliseconds a push waits before background processing, so that pushes arriving out of order are aggregated together (0: none)',
+  },
+  {
+    key: 'settleAfterMs',
+    flag: 'settle-after',
+    env: 'GNOCCHI_SETTLE_AFTER',
+    kind: 'int',
+    help: "milliseconds after its last points that a metric's newest rows are compressed like the older ones (0: never)",
   },
   { key: 'bodyLimit', flag: 'body-limit', env: 'GNOCCHI_BODY_LIMIT', kind: 'int', help: 'maximum request body, bytes' },
   { key: 'mapSize', flag: 'map-size', env: 'GNOCCHI_MAP_SIZE', kind: 'int', help: 'maximum LMDB size, bytes' },
@@ -283,6 +291,7 @@ export function defaultConfig(): Config {
     workers: Math.max(1, availableParallelism()),
     processingIntervalMs: 100,
     reorderWindowMs: 250,
+    settleAfterMs: 10_000,
     bodyLimit: 128 * 1024 * 1024,
     mapSize: 64 * 1024 ** 3,
     maxBacklog: 5_000_000,
@@ -428,6 +437,7 @@ export function engineOptions(config: Config): EngineOptions {
     workers: config.workers,
     processingIntervalMs: config.processingIntervalMs,
     reorderWindowMs: config.reorderWindowMs,
+    settleAfterMs: config.settleAfterMs,
     mapSize: config.mapSize,
     maxBacklog: config.maxBacklog,
     readCacheSize: config.readCacheSize,

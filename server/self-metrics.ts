@@ -67,6 +67,7 @@ function engineMetrics(registry: Registry, engine: Engine, mapSize: number): () 
   totalCounter(registry, 'gnocchi_processing_metrics_total', 'Metrics processed (one per metric per successful batch).', () => activity.metricsProcessed);
   totalCounter(registry, 'gnocchi_processing_measures_total', 'Measures aggregated into the archive policies.', () => activity.measuresProcessed);
   totalCounter(registry, 'gnocchi_processing_busy_seconds_total', 'Time batches spent running, summed over batches run side by side.', () => activity.busySeconds);
+  totalCounter(registry, 'gnocchi_metrics_settled_total', 'Quiet metrics whose newest rows were compressed like the older ones (--settle-after).', () => activity.metricsSettled);
   const batchSeconds = new Histogram({
     name: 'gnocchi_processing_batch_duration_seconds',
     help: 'Duration of processing batches.',

@@ -16,7 +16,7 @@ const T0 = Date.UTC(2024, 0, 1) * 1000;
 const HOST = '00000000-0000-4000-8000-000000000001';
 const BOX = '00000000-0000-4000-8000-000000000002';
 const STANDALONE = '00000000-0000-4000-8000-0000000000aa';
-/** 1 s points over 2.5 h: two sealed 1 s splits and an open one with a frozen chunk, per metric. */
+/** 1 s points over 2.5 h: two sealed 1 s splits and an open one with two frozen chunks, per metric. */
 const POINTS = 9000;
 
 let dataDir: string;
@@ -92,7 +92,27 @@ describe('checkStorage', () => {
     {
       damage: 'a frozen chunk of an open split deleted',
       change: (s) => s.stateChunks.removeSync(first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0], end: [STANDALONE, 2 * S, 0] }))),
-      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/counts 1 chunks, 0 are stored/) },
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/counts 2 chunks, 1 are stored/) },
+    },
+    {
+      damage: 'a flipped byte in an encoded chunk',
+      change: (s) => {
+        const key = first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0], end: [STANDALONE, 2 * S, 0] }));
+        const bytes = Buffer.from(s.stateChunks.get(key)!);
+        bytes[bytes.length - 3]! ^= 0x40;
+        s.stateChunks.putSync(key, bytes);
+      },
+      expected: { kind: 'chunk-corrupt', db: 'state_chunks', reason: expect.stringMatching(/checksum/) },
+    },
+    {
+      damage: 'an encoded chunk under a key that is not its first row',
+      change: (s) => {
+        const key = first(s.stateChunks.getKeys({ start: [STANDALONE, S, 0], end: [STANDALONE, 2 * S, 0] }));
+        const bytes = s.stateChunks.get(key)!;
+        s.stateChunks.removeSync(key);
+        s.stateChunks.putSync([key[0], key[1], key[2] + S], bytes);
+      },
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/row 1024 at \d+ does not follow row 1023/) },
     },
     {
       damage: 'a tail chunk the state does not count',

@@ -13,7 +13,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { random } from '../../bench/split-codec.bench.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
-import { CHUNK_ROWS } from '../../engine/state-chunks.js';
+import { decodeMetricState } from '../../engine/metric-state.js';
+import { processMetrics } from '../../engine/process-metrics.js';
+import { SETTLE_LEAST_ROWS } from '../../engine/processor.js';
+import { encodeRawSplit, isRawSplit, rawRowCount } from '../../engine/split.js';
+import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, MAX_CHUNK_ROWS } from '../../engine/state-chunks.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -170,6 +174,121 @@ describe('open splits kept in chunks', () => {
     expect(fineKeys(atOnce)).toEqual([10800]);
     expect(fineKeys(hourly)).toEqual([7200, 10800]);
     expect(await readAll(engine, atOnce)).toEqual(await readAll(engine, hourly));
+    await engine.close();
+  });
+});
+
+const openSplitChunks = (engine: Engine, metric: MetricRecord) => [...engine.storage.stateChunks.getRange({ start: [metric.id, S, 0], end: [metric.id, S, Number.MAX_VALUE] })];
+
+const inlineRows = (engine: Engine, metric: MetricRecord) =>
+  decodeMetricState(engine.storage.states.get(metric.id)!).granularities.map((g) => (g.open === null ? 0 : rawRowCount(g.open.raw)));
+
+describe('frozen rows, encoded', () => {
+  const seconds = (from: number, to: number, rand = random(from + 1)) =>
+    Array.from({ length: to - from }, (_, i): [number, number] => [from + i, Math.round(rand() * 1e4) / 100]);
+
+  it('are stored in the compact codec form, each chunk growing to CHUNK_BYTES or MAX_CHUNK_ROWS rows', async () => {
+    const engine = await openEngine();
+    const metric = await newMetric(engine);
+    for (let t = 0; t < 3000; t += 100) await push(engine, metric, seconds(t, t + 100));
+    const chunks = openSplitChunks(engine, metric);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const { key, value } of chunks) {
+      expect(isRawSplit(value)).toBe(false);
+      const rows = decodeChunk(value, key, METHODS.length).timestamps.length;
+      expect(rows).toBeLessThanOrEqual(MAX_CHUNK_ROWS);
+    }
+    // Every chunk but the newest was closed because it had grown past the byte or row bound.
+    for (const { key, value } of chunks.slice(0, -1)) {
+      const rows = decodeChunk(value, key, METHODS.length).timestamps.length;
+      expect(value.length >= CHUNK_BYTES || rows === MAX_CHUNK_ROWS, `chunk at ${key[2]}: ${value.length} bytes, ${rows} rows`).toBe(true);
+    }
+    const whole = await newMetric(engine);
+    await push(engine, whole, seconds(0, 3000).map((_, i) => seconds(Math.floor(i / 100) * 100, Math.floor(i / 100) * 100 + 100)[i % 100]!));
+    expect(await readAll(engine, metric)).toEqual(await readAll(engine, whole));
+    await engine.close();
+  });
+
+  it('raw chunks written before chunks were encoded still read, are extended and are sealed', async () => {
+    const engine = await openEngine();
+    const legacy = await newMetric(engine);
+    const whole = await newMetric(engine);
+    const first = seconds(0, 3 * CHUNK_ROWS);
+    await push(engine, legacy, first);
+    const chunks = openSplitChunks(engine, legacy);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const { key, value } of chunks) await engine.storage.stateChunks.put(key, encodeRawSplit(decodeChunk(value, key, METHODS.length)));
+    expect(openSplitChunks(engine, legacy).every(({ value }) => isRawSplit(value))).toBe(true);
+    await push(engine, whole, first);
+    expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
+    // More rows: frozen into a new, encoded chunk after the raw ones; then a point among the raw rows; then the seal.
+    for (const more of [seconds(3 * CHUNK_ROWS, 6 * CHUNK_ROWS), [[7, 12.5]] as [number, number][], seconds(6 * CHUNK_ROWS, 3700)]) {
+      await push(engine, legacy, more);
+      await push(engine, whole, more);
+      expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
+    }
+    expect(openSplitChunks(engine, legacy)).toEqual([]);
+    await engine.close();
+  });
+
+  it('a settle job freezes the loose inline rows but the last, when there are at least as many as it asks, and reads the same', async () => {
+    const engine = await openEngine();
+    const metric = await newMetric(engine);
+    await push(engine, metric, seconds(0, 40));
+    const before = await readAll(engine, metric);
+    const policy = engine.index.getPolicy('p')!;
+    const settle = (least: number) => processMetrics(engine.storage, [{ metricId: metric.id, policy, refs: [], settle: least }]);
+    const state = engine.storage.states.get(metric.id)!;
+    expect(settle(41)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: 39 })]);
+    expect(engine.storage.states.get(metric.id)).toEqual(state);
+    expect(settle(39)).toEqual([expect.objectContaining({ looseRows: 0 })]);
+    expect(inlineRows(engine, metric)).toEqual([1, 1, 1]);
+    expect(openSplitChunks(engine, metric)).toHaveLength(1);
+    engine.readCache.invalidate([metric.id]);
+    expect(await readAll(engine, metric)).toEqual(before);
+    await engine.close();
+  });
+});
+
+describe('the processor settles quiet metrics', () => {
+  it.each([
+    ['with enough loose rows, once quiet', 80, 1],
+    ['not with fewer loose rows than SETTLE_LEAST_ROWS', SETTLE_LEAST_ROWS, 0],
+  ])('%s', async (_name, points, settled) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-settle-'));
+    dirs.push(dataDir);
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 10, settleAfterMs: 50 });
+    await engine.index.createPolicy({ name: 'm', backWindow: 0, definition: [{ granularity: S, points: 7200, timespan: 7200 * S }], aggregationMethods: ['mean'] });
+    const metric = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'm', creator: 'x', resourceId: null });
+    await engine.addMeasures(new Map([[metric.id, { timestamps: Float64Array.from({ length: points }, (_, i) => T0 + i * S), values: new Float64Array(points).fill(2) }]]));
+    await engine.processor.drained();
+    const before = await engine.getMeasures(metric, { method: 'mean' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(engine.activity.metricsSettled).toBe(settled);
+    expect(inlineRows(engine, metric)).toEqual([settled === 1 ? 1 : points]);
+    engine.readCache.invalidate([metric.id]);
+    expect(await engine.getMeasures(metric, { method: 'mean' })).toEqual(before);
+    await engine.close();
+  });
+});
+
+describe('settling between updates', () => {
+  it.each([1, 2, 3])('reads the same as never settling, pushes in any order within the hour (seed %i)', async (seed) => {
+    const engine = await openEngine();
+    const settled = await newMetric(engine);
+    const plain = await newMetric(engine);
+    const rand = random(seed);
+    const policy = engine.index.getPolicy('p')!;
+    const all = pushes(7300, rand, seed > 1);
+    let settles = 0;
+    for (const points of all) {
+      await push(engine, settled, points);
+      await push(engine, plain, points);
+      if (rand() < 0.5) settles += processMetrics(engine.storage, [{ metricId: settled.id, policy, refs: [], settle: 1 + Math.floor(rand() * 20) }]).length;
+    }
+    expect(settles).toBeGreaterThan(all.length / 3);
+    engine.readCache.invalidate([settled.id, plain.id]);
+    expect(await readAll(engine, settled)).toEqual(await readAll(engine, plain));
     await engine.close();
   });
 });

@@ -4,6 +4,7 @@ import { makeShape, METHODS, random, type ShapeName } from '../../bench/split-co
 import {
   CorruptSplitError,
   decodeSplit,
+  encodeCompactSplit,
   encodeSplit,
   splitEncodings,
   type ColumnEncoding,
@@ -62,9 +63,13 @@ function expectBitExact(actual: SplitColumns, expected: SplitColumns): void {
   expect(differences, 'first differing word of each column').toEqual(none);
 }
 
-function roundTrip(key: number, granularity: number, data: SplitColumns): SplitColumns {
-  return decodeSplit(encodeSplit(key, granularity, data), key, granularity, data.columns.length);
-}
+type Encode = (key: number, granularity: number, data: SplitColumns) => Uint8Array;
+
+/** Both containers hold the same columns: every round trip runs on each. */
+const CONTAINERS: [string, Encode][] = [
+  ['Arrow (format 1)', encodeSplit],
+  ['compact (format 2)', encodeCompactSplit],
+];
 
 /** A split of one value column, a row a minute from key 0. */
 function oneColumn(values: Float64Array, present: Uint8Array | null = null): SplitColumns {
@@ -81,7 +86,10 @@ function walk(start: number): (rand: () => number) => number {
   return (rand) => (v *= 1 + 1e-4 * (rand() - 0.5));
 }
 
-describe('encodeSplit / decodeSplit round trip', () => {
+describe.each(CONTAINERS)('%s round trip', (_container, encode) => {
+  const roundTrip = (key: number, granularity: number, data: SplitColumns): SplitColumns =>
+    decodeSplit(encode(key, granularity, data), key, granularity, data.columns.length);
+
   it.each<ShapeName>(['counter', 'gauge', 'sparse'])('is bit-exact on a full %s split', (name) => {
     const { key, granularity, data } = makeShape(name);
     expectBitExact(roundTrip(key, granularity, data), data);
@@ -146,7 +154,7 @@ describe('encodeSplit / decodeSplit round trip', () => {
   it.each([...shapes, ...special.map(([name, data]): [string, number, SplitColumns] => [name, 0, data])])(
     'decodes one column alone as in the full decode: %s',
     (_, key, data) => {
-      const bytes = encodeSplit(key, MINUTE, data);
+      const bytes = encode(key, MINUTE, data);
       const full = decodeSplit(bytes, key, MINUTE, data.columns.length);
       for (let j = 0; j < data.columns.length; j++) {
         const one = decodeSplit(bytes, key, MINUTE, data.columns.length, j);
@@ -196,7 +204,7 @@ describe('encodeSplit / decodeSplit round trip', () => {
   ];
   it.each(unaligned)('decodes %s from a view at byte offset %i', (_, offset, periods) => {
     const { key, granularity, data } = makeShape('gauge', 1, periods);
-    const bytes = encodeSplit(key, granularity, data);
+    const bytes = encode(key, granularity, data);
     const stored = new Uint8Array(bytes.length + offset);
     stored.set(bytes, offset);
     expectBitExact(decodeSplit(stored.subarray(offset), key, granularity, METHODS.length), data);
@@ -260,7 +268,7 @@ describe('decodeSplit rejects', () => {
     ['a buffer missing its last byte', bytes.subarray(0, bytes.length - 1), 6, /checksum/],
     ['a flipped bit in the Arrow body', corrupt((b) => void (b[b.length >> 1] ^= 0x10)), 6, /checksum/],
     ['a flipped bit in the checksum', corrupt((b) => void (b[2] ^= 1)), 6, /checksum/],
-    ['an unknown format version', corrupt((b) => void (b[0] = 2)), 6, /unknown split format version 2/],
+    ['an unknown format version', corrupt((b) => void (b[0] = 3)), 6, /unknown split format version 3/],
     ['an unknown column encoding under a valid checksum', forged((b) => void (b[6] = 0x7f)), 6, /unknown encoding 127/],
     ['a garbled Arrow message under a valid checksum', forged((b) => b.fill(0xab, b.length - 64)), 6, /Arrow record batch/],
     ['fewer columns than stored', bytes, 5, /6 value columns, expected 5/],
@@ -276,6 +284,44 @@ describe('decodeSplit rejects', () => {
     const copy = bytes.slice();
     decodeSplit(bytes, key, granularity, METHODS.length);
     expect(firstDifference(bytes, copy)).toBe(-1);
+  });
+});
+
+describe('decodeSplit rejects a compact split', () => {
+  const { key, granularity, data } = makeShape('gauge', 1, 30);
+  const bytes = encodeCompactSplit(key, granularity, data);
+  /** The split with its header kept and its body replaced, under a valid checksum. */
+  const withBody = (body: Uint8Array): Uint8Array => {
+    const copy = Uint8Array.from([...bytes.subarray(0, bytes.length - frameOf(bytes).length), ...body]);
+    new DataView(copy.buffer).setUint32(1, crc32(copy.subarray(5)), true);
+    return copy;
+  };
+  const cases: [string, Uint8Array, RegExp][] = [
+    ['a buffer missing its last byte', bytes.subarray(0, bytes.length - 1), /checksum/],
+    ['a body that is not ZSTD', withBody(Uint8Array.of(1, 2, 3, 4)), /does not decompress/],
+    ['a body of the wrong size', withBody(frameOf(encodeCompactSplit(key, granularity, makeShape('gauge', 1, 31).data))), /where 30 rows take/],
+  ];
+  it.each(cases)('%s with a CorruptSplitError', (_, input, message) => {
+    const decode = (): SplitColumns => decodeSplit(input, key, granularity, METHODS.length);
+    expect(decode).toThrow(CorruptSplitError);
+    expect(decode).toThrow(message);
+  });
+});
+
+/** A compact split's ZSTD frame: from its magic number to the end. */
+function frameOf(bytes: Uint8Array): Uint8Array {
+  for (let i = 5; i + 4 <= bytes.length; i++) {
+    if (bytes[i] === 0x28 && bytes[i + 1] === 0xb5 && bytes[i + 2] === 0x2f && bytes[i + 3] === 0xfd) return bytes.subarray(i);
+  }
+  throw new Error('no ZSTD frame');
+}
+
+describe('the compact container', () => {
+  it.each([1, 30, 255])('spends less than Arrow on %i rows of every method', (periods) => {
+    const { key, granularity, data } = makeShape('gauge', 1, periods);
+    const compact = encodeCompactSplit(key, granularity, data).length;
+    const arrow = encodeSplit(key, granularity, data).length;
+    expect(arrow - compact).toBeGreaterThan(200);
   });
 });
 
