@@ -5,6 +5,7 @@
  */
 import { run as aggregates } from './aggregates.bench.js';
 import { run as aggregation } from './aggregation.bench.js';
+import { run as lineProtocol } from './line-protocol.bench.js';
 import { run as measures } from './measures.bench.js';
 import { run as processing } from './processing.bench.js';
 import { run as search } from './search.bench.js';
@@ -12,6 +13,7 @@ import { run as splitCodec } from './split-codec.bench.js';
 
 const suites: [string, () => Promise<void>][] = [
   ['measure decoding', measures],
+  ['line protocol', lineProtocol],
   ['split codec', splitCodec],
   ['aggregation methods', aggregation],
   ['aggregates', aggregates],

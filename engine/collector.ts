@@ -1,18 +1,30 @@
 /**
  * What the collector protocols (InfluxDB line protocol, Prometheus remote
- * write) share: Gnocchi's `get_or_create_resource_and_metrics`. A resource
- * named by a collector is created on first sight with every metric it
- * reports; later writes add the metrics it did not have yet. New metrics get
- * their archive policy from the archive policy rules.
+ * write, statsd) share: Gnocchi's `get_or_create_resource_and_metrics`. A
+ * resource named by a collector is created on first sight with every metric
+ * it reports; later writes add the metrics it did not have yet. New metrics
+ * get their archive policy from the archive policy rules.
+ *
+ * The line protocol and remote write routes go through CollectorBatch and
+ * writeCollectorBatch: points gathered straight into typed arrays by metric,
+ * metrics remembered across writes (slots kept by engine/series-cache.ts),
+ * every missing resource and metric of a write created in one transaction,
+ * and an optional bound on the number of metrics they may bring about.
  */
+import type { Series } from './aggregation.js';
+import { entryCount } from './db-stats.js';
 import type { Engine } from './engine.js';
-import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists } from './errors.js';
+import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists, SeriesLimitExceeded } from './errors.js';
 import type { MetricRecord } from './index.js';
 import type { AttributeValue } from './resource-type.js';
-import type { MetricSpec } from './resources.js';
+import type { MetricSpec, NewResource } from './resources.js';
+import { SeriesCache, type MetricSlot, type ResourceSlot } from './series-cache.js';
 
 /** Longest metric name a collector may create (Gnocchi's column is 255 wide). */
 export const MAX_METRIC_NAME_LENGTH = 255;
+
+/** Attempts at a write that raced with another creating the same resource or metric. */
+const ATTEMPTS = 4;
 
 export interface CollectorResource {
   /** Resource type; it must exist. */
@@ -31,7 +43,8 @@ export interface CollectorResource {
 /** Checks a metric name a collector asks for, with Gnocchi's message for `/`. */
 export function checkCollectorMetricName(name: string): void {
   if (name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
-  if (name === '' || [...name].length > MAX_METRIC_NAME_LENGTH) {
+  // Code points, as Python counts; never more than UTF-16 units.
+  if (name === '' || (name.length > MAX_METRIC_NAME_LENGTH && [...name].length > MAX_METRIC_NAME_LENGTH)) {
     throw new BadRequest({ cause: 'Invalid metric name', reason: `metric name must be 1 to ${MAX_METRIC_NAME_LENGTH} characters`, detail: name.slice(0, 64) });
   }
 }
@@ -51,7 +64,7 @@ export async function getOrCreateResourceMetrics(
   for (const name of spec.metricNames) checkCollectorMetricName(name);
   // A concurrent writer may create the resource or a metric between our read
   // and our write; the write fails cleanly and the next attempt sees it.
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     try {
       const existing = resources.get(spec.type, spec.id);
       if (existing === undefined) {
@@ -75,8 +88,7 @@ export async function getOrCreateResourceMetrics(
       }
       break;
     } catch (err) {
-      const raced = err instanceof ResourceAlreadyExists || err instanceof NamedMetricAlreadyExists;
-      if (!raced || attempt >= 3) throw err;
+      if (!raced(err) || attempt >= ATTEMPTS) throw err;
     }
   }
   const out = new Map<string, MetricRecord>();
@@ -87,8 +99,366 @@ export async function getOrCreateResourceMetrics(
   return out;
 }
 
+const raced = (err: unknown) => err instanceof ResourceAlreadyExists || err instanceof NamedMetricAlreadyExists;
+
 function newMetrics(engine: Engine, names: readonly string[], policy: string | undefined): Map<string, MetricSpec> {
   const out = new Map<string, MetricSpec>();
   for (const name of names) out.set(name, { kind: 'new', archivePolicyName: policy ?? engine.index.policyNameForMetric(name), unit: null });
   return out;
+}
+
+/** Stamps of the batches: a slot's stamp says which batch last counted it. */
+let lastStamp = 0;
+
+/** Metric indices of a batch grouped by resource (see CollectorBatch.metricsByResource). */
+export interface ByResource {
+  start: Int32Array;
+  order: Int32Array;
+}
+
+/** Points as they come: the metric of each, its timestamp and value. */
+interface Scratch {
+  owners: Int32Array;
+  timestamps: Float64Array;
+  values: Float64Array;
+}
+
+/**
+ * Scratch arrays of finished batches, for the next ones: a write of 10,000
+ * points would otherwise leave 200 KB of them to the collector.
+ */
+const spare: Scratch[] = [];
+const MAX_SPARE = 4;
+/** Larger scratch arrays are not kept (a huge write would hold them forever). */
+const MAX_SPARE_POINTS = 1 << 20;
+
+function scratch(capacity: number): Scratch {
+  const i = spare.findIndex((s) => s.owners.length >= capacity);
+  if (i !== -1) return spare.splice(i, 1)[0]!;
+  return { owners: new Int32Array(capacity), timestamps: new Float64Array(capacity), values: new Float64Array(capacity) };
+}
+
+/**
+ * The points of one collector write by metric, resources and metrics in
+ * order of first appearance (the order Gnocchi creates them in and reports
+ * the first refusal of). Points go into typed arrays as they come and are
+ * laid out by metric once (`series`).
+ *
+ * A batch tells resources and metrics apart by their slot objects (a stamp
+ * on each, no lookup): its caller must give one slot per resource key and
+ * one per metric identity (see CollectorScope).
+ */
+export class CollectorBatch {
+  readonly resources: ResourceSlot[] = [];
+  readonly metrics: MetricSlot[] = [];
+  /** The batch index of each metric's resource. */
+  private readonly resourceOf: number[] = [];
+  /** Per metric, where its points start (points before were replaced). */
+  private readonly from: number[] = [];
+  private readonly stamp = ++lastStamp;
+  private points: Scratch;
+  private n = 0;
+
+  constructor(expectedPoints: number) {
+    this.points = scratch(Math.max(16, expectedPoints));
+  }
+
+  /** The index of a resource in this batch. */
+  resource(slot: ResourceSlot): number {
+    if (slot.stamp !== this.stamp) {
+      slot.stamp = this.stamp;
+      slot.index = this.resources.length;
+      this.resources.push(slot);
+    }
+    return slot.index;
+  }
+
+  /** The index of a metric in this batch (its resource counted too). */
+  metric(slot: MetricSlot): number {
+    if (slot.stamp !== this.stamp) {
+      slot.stamp = this.stamp;
+      slot.index = this.metrics.length;
+      this.metrics.push(slot);
+      this.from.push(0);
+      this.resourceOf.push(this.resource(slot.resource));
+    }
+    return slot.index;
+  }
+
+  add(metric: number, timestamp: number, value: number): void {
+    if (this.n === this.points.owners.length) this.grow();
+    const p = this.points;
+    p.owners[this.n] = metric;
+    p.timestamps[this.n] = timestamp;
+    p.values[this.n++] = value;
+  }
+
+  /** Drops the points of `metric` added so far (remote write: the last series of a name wins). */
+  restart(metric: number): void {
+    this.from[metric] = this.n;
+  }
+
+  /** The metrics of each resource in order of first appearance: resource r has order[start[r]..start[r + 1]). */
+  metricsByResource(): ByResource {
+    const start = new Int32Array(this.resources.length + 1);
+    for (const r of this.resourceOf) start[r + 1]!++;
+    for (let r = 0; r < this.resources.length; r++) start[r + 1]! += start[r]!;
+    const next = start.slice(0, -1);
+    const order = new Int32Array(this.metrics.length);
+    this.resourceOf.forEach((r, m) => (order[next[r]!++] = m));
+    return { start, order };
+  }
+
+  /**
+   * Each metric's points in the order added, laid out in one pair of
+   * arrays. Done with adding: the batch takes no more points.
+   */
+  series(): Series[] {
+    const { owners, timestamps: ts, values: vs } = this.points;
+    const { from } = this;
+    const counts = new Int32Array(this.metrics.length);
+    let total = 0;
+    for (let i = 0; i < this.n; i++) {
+      const m = owners[i]!;
+      if (i >= from[m]!) {
+        counts[m]!++;
+        total++;
+      }
+    }
+    const timestamps = new Float64Array(total);
+    const values = new Float64Array(total);
+    const next = new Int32Array(counts.length);
+    const out: Series[] = [];
+    let offset = 0;
+    for (let m = 0; m < counts.length; m++) {
+      next[m] = offset;
+      // Views built directly: `subarray` looks up a species constructor.
+      out.push({ timestamps: new Float64Array(timestamps.buffer, 8 * offset, counts[m]), values: new Float64Array(values.buffer, 8 * offset, counts[m]) });
+      offset += counts[m]!;
+    }
+    for (let i = 0; i < this.n; i++) {
+      const m = owners[i]!;
+      if (i < from[m]!) continue;
+      const at = next[m]!++;
+      timestamps[at] = ts[i]!;
+      values[at] = vs[i]!;
+    }
+    if (spare.length < MAX_SPARE && owners.length <= MAX_SPARE_POINTS) spare.push(this.points);
+    this.points = { owners: new Int32Array(0), timestamps: new Float64Array(0), values: new Float64Array(0) };
+    this.n = 0;
+    return out;
+  }
+
+  private grow(): void {
+    const old = this.points;
+    const next = scratch(2 * old.owners.length);
+    next.owners.set(old.owners);
+    next.timestamps.set(old.timestamps);
+    next.values.set(old.values);
+    this.points = next;
+  }
+}
+
+export interface CollectorWrite {
+  /** Resource type of the resources; it must exist. */
+  type: string;
+  /** Creator of the resources created. */
+  creator: string;
+  /**
+   * Called for each resource in order before its metrics are looked at:
+   * the attributes it gets if created (throws to refuse the write).
+   */
+  prepare(resource: ResourceSlot): Record<string, AttributeValue>;
+  /** Throws unless the writer may add metrics to a resource of this creator (Gnocchi's "update resource"). */
+  mayUpdate(resourceCreator: string): void;
+  /** Throws unless the writer may push measures to a metric of this creator. */
+  mayPost(metricCreator: string): void;
+  /** Most metrics the write may bring the index to by creating some; 0: no bound. */
+  maxSeries: number;
+}
+
+/**
+ * Stores a batch as Gnocchi's collector endpoints do, resource by resource
+ * in order: each resource's metric names are checked, an existing resource
+ * must be the writer's to update, an id taken by another type is a 409,
+ * and the writer must be allowed to post to each metric. All of that is
+ * checked before anything is written, then every missing resource and
+ * metric is created in one transaction and the points stored in one
+ * push. Metrics the batch resolved before are trusted without reading the
+ * index as long as their records are unchanged.
+ *
+ * New metrics past `maxSeries` are not created: once the rest is stored,
+ * SeriesLimitExceeded says how many points were dropped.
+ */
+export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch, write: CollectorWrite): Promise<void> {
+  const series = batch.series();
+  const groups = batch.metricsByResource();
+  const mayUpdate = memo(write.mayUpdate);
+  const mayPost = memo(write.mayPost);
+  let refusedMetrics: Set<number>;
+  for (let attempt = 1; ; attempt++) {
+    const plan = planCollectorWrite(engine, batch, groups, write, mayUpdate, mayPost);
+    refusedMetrics = capNewMetrics(engine, plan, write.maxSeries);
+    try {
+      const extended = [...plan.extended].filter(([, metrics]) => metrics.size > 0).map(([id, metrics]) => ({ id, metrics }));
+      if (plan.created.size > 0 || extended.length > 0) await engine.resources.createAndExtend(write.type, [...plan.created.values()], extended);
+      break;
+    } catch (err) {
+      if (!raced(err) || attempt >= ATTEMPTS) throw err;
+    }
+  }
+  let dropped = 0;
+  const points = new Map<string, Series>();
+  const { start, order } = groups;
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    const id = slot.id as string;
+    slot.creator ??= engine.resources.get(write.type, id)?.creator;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const m = order[i]!;
+      if (refusedMetrics.size > 0 && refusedMetrics.has(m)) {
+        dropped += series[m]!.timestamps.length;
+        continue;
+      }
+      const metric = batch.metrics[m]!;
+      metric.record ??= engine.resources.metricByName(id, metric.name);
+      if (metric.record !== undefined) points.set(metric.record.id, series[m]!);
+    }
+  }
+  await engine.addMeasures(points);
+  if (refusedMetrics.size > 0) {
+    collectorState(engine).refusedSeries += refusedMetrics.size;
+    throw new SeriesLimitExceeded(dropped, refusedMetrics.size, write.maxSeries);
+  }
+}
+
+/** `check` once per distinct argument: every metric of a write is usually of the same creator. */
+function memo(check: (creator: string) => void): (creator: string) => void {
+  const passed = new Set<string>();
+  return (creator) => {
+    if (passed.has(creator)) return;
+    check(creator);
+    passed.add(creator);
+  };
+}
+
+interface Plan {
+  /** Resources to create, by id. */
+  created: Map<string, NewResource>;
+  /** Metrics to add to existing resources, by resource id. */
+  extended: Map<string, Map<string, MetricSpec>>;
+  /** The metrics to create in order: batch index, resource id, name. */
+  newMetrics: { metric: number; id: string; name: string }[];
+}
+
+/** The record a slot resolved to, if the index still holds it unchanged. */
+function unchanged(engine: Engine, slot: MetricSlot): MetricRecord | undefined {
+  const record = slot.record;
+  if (record === undefined) return undefined;
+  if (engine.index.getMetric(record.id) === record) return record;
+  slot.record = undefined;
+  return undefined;
+}
+
+/**
+ * Every check of the write, resource by resource in order as Gnocchi makes
+ * them, and what it has to create; throws the first refusal. Resolves the
+ * slots of the metrics that exist.
+ */
+function planCollectorWrite(
+  engine: Engine,
+  batch: CollectorBatch,
+  { start, order }: ByResource,
+  write: CollectorWrite,
+  mayUpdate: (creator: string) => void,
+  mayPost: (creator: string) => void,
+): Plan {
+  const { resources, index } = engine;
+  const attrs: Record<string, AttributeValue>[] = [];
+  const policies = new Map<string, string>();
+  /** Resources whose metrics all hold the records a write found: the resource has existed since, unchanged in type and creator. */
+  const known = new Uint8Array(batch.resources.length);
+  // Gnocchi gives every missing metric its policy first, which may refuse the write.
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    attrs.push(write.prepare(slot));
+    if (slot.id instanceof Error) throw slot.id;
+    let trusted = start[r + 1]! > start[r]! && slot.creator !== undefined;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const metric = batch.metrics[order[i]!]!;
+      if (unchanged(engine, metric) !== undefined) continue;
+      trusted = false;
+      metric.record = resources.metricByName(slot.id, metric.name);
+      if (metric.record === undefined && !policies.has(metric.name)) policies.set(metric.name, index.policyNameForMetric(metric.name));
+    }
+    known[r] = trusted ? 1 : 0;
+  }
+  const plan: Plan = { created: new Map(), extended: new Map(), newMetrics: [] };
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    const id = slot.id as string;
+    for (let i = start[r]!; i < start[r + 1]!; i++) checkCollectorMetricName(batch.metrics[order[i]!]!.name);
+    // A resource named again under another key (its id coinciding) is found as the write leaves it.
+    let created = plan.created.get(id);
+    let creator = known[r] === 1 ? slot.creator : (created?.creator ?? resources.get(write.type, id)?.creator);
+    if (creator === undefined) {
+      if (resources.get('generic', id) !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: id });
+      creator = write.creator;
+      created = { id, originalResourceId: slot.original, creator, userId: null, projectId: null, endedAt: null, attrs: attrs[r]!, metrics: new Map() };
+      plan.created.set(id, created);
+    } else {
+      if (created === undefined) slot.creator = creator;
+      mayUpdate(creator);
+    }
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const m = order[i]!;
+      const metric = batch.metrics[m]!;
+      if (metric.record !== undefined) continue;
+      let specs = created?.metrics;
+      if (specs === undefined) {
+        specs = plan.extended.get(id);
+        if (specs === undefined) plan.extended.set(id, (specs = new Map()));
+      }
+      if (specs.has(metric.name)) continue;
+      specs.set(metric.name, { kind: 'new', archivePolicyName: policies.get(metric.name)!, unit: null });
+      plan.newMetrics.push({ metric: m, id, name: metric.name });
+    }
+    for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(batch.metrics[order[i]!]!.record?.creator ?? creator);
+  }
+  return plan;
+}
+
+/**
+ * Takes out of the plan the new metrics past `maxSeries` (the first ones in
+ * order are created while there is room), and the new resources left
+ * without any; answers the batch indices of the metrics taken out.
+ */
+function capNewMetrics(engine: Engine, plan: Plan, maxSeries: number): Set<number> {
+  const refused = new Set<number>();
+  if (maxSeries === 0 || plan.newMetrics.length === 0) return refused;
+  const room = Math.max(0, maxSeries - entryCount(engine.storage.metrics));
+  for (const { metric, id, name } of plan.newMetrics.slice(room)) {
+    refused.add(metric);
+    const created = plan.created.get(id);
+    if (created === undefined) plan.extended.get(id)!.delete(name);
+    else if (created.metrics!.delete(name) && created.metrics!.size === 0) plan.created.delete(id);
+  }
+  return refused;
+}
+
+/** What the collector routes keep for an engine: the series they remember and what they refused. */
+export interface CollectorState {
+  series: SeriesCache;
+  /** New series the routes refused past --max-series (once per write naming them). */
+  refusedSeries: number;
+}
+
+/** Beside each engine rather than in it: only the collector routes and /metrics use it. */
+const states = new WeakMap<Engine, CollectorState>();
+
+/** The collector state of an engine (one per engine: tests run several in one process). */
+export function collectorState(engine: Engine): CollectorState {
+  let state = states.get(engine);
+  if (state === undefined) states.set(engine, (state = { series: new SeriesCache(), refusedSeries: 0 }));
+  return state;
 }

@@ -192,3 +192,19 @@ export class InvalidPagination extends BadRequest {
     super(`Invalid pagination: \`${reason}'`);
   }
 }
+
+/**
+ * A collector write part of which would have created metrics past
+ * `--max-series`: those metrics' measures were dropped and the rest stored.
+ * Worded as InfluxDB 1.x words its partial write, which collectors know
+ * not to retry.
+ */
+export class SeriesLimitExceeded extends BadRequest {
+  constructor(
+    readonly dropped: number,
+    readonly series: number,
+    readonly limit: number,
+  ) {
+    super(`partial write: max-series limit exceeded: (${limit}) dropped=${dropped} (the measures of ${series} new series past --max-series)`);
+  }
+}

@@ -17,7 +17,11 @@
  * not understand and silently drops the rest of the line (a boolean field
  * drops the fields after it and the timestamp), anything left over is an
  * error. Blank lines and `#` comment lines are skipped.
+ *
+ * `parseLine` reads a line of text and is the reference; the write path
+ * reads whole bodies with LineScanner, from their bytes, to the same result.
  */
+import { isUtf8 } from 'node:buffer';
 import { FormatError } from './errors.js';
 
 export type FieldValue = number | boolean | string;
@@ -159,9 +163,8 @@ function fieldValue(s: Scanner): FieldValue {
   return v;
 }
 
-/** One non-blank line; throws `Syntax`. */
-function parse(text: string, line: number): Point {
-  const s = new Scanner(text);
+/** The measurement and tags at the start of a line; throws `Syntax`. */
+function seriesPart(s: Scanner): Pick<Point, 'measurement' | 'tags'> {
   const measurement = s.token('measurement');
   const tags = new Map<string, string>();
   while (s.peek() === COMMA) {
@@ -170,6 +173,13 @@ function parse(text: string, line: number): Point {
     s.expect(EQUALS, '=');
     tags.set(key, s.token('tag value'));
   }
+  return { measurement, tags };
+}
+
+/** One non-blank line; throws `Syntax`. */
+function parse(text: string, line: number): Point {
+  const s = new Scanner(text);
+  const { measurement, tags } = seriesPart(s);
   s.expect(SPACE, 'a space before the fields');
   const fields = new Map<string, FieldValue>();
   for (;;) {
@@ -203,46 +213,17 @@ export function parseLine(text: string, lineNumber = 1): Point {
   }
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
 /**
- * Every point of a body: lines split on `\n` (a trailing `\r` is ignored),
- * blank and `#` lines skipped. A line that is not UTF-8 or does not parse
- * throws LineProtocolError with its 1-based number.
+ * The measurement and tags of a series part that LineScanner found valid
+ * (the bytes before the space that starts the fields).
  */
-export function parseLines(body: Uint8Array | string): Point[] {
-  const points: Point[] = [];
-  let text: string;
-  if (typeof body === 'string') text = body;
-  else {
-    try {
-      text = decoder.decode(body);
-    } catch {
-      // Find the first line that does not decode, for the message.
-      let line = 1;
-      let start = 0;
-      for (let i = 0; i <= body.length; i++) {
-        if (i === body.length || body[i] === 0x0a) {
-          try {
-            decoder.decode(body.subarray(start, i));
-          } catch {
-            throw new LineProtocolError(line, 'invalid UTF-8');
-          }
-          line++;
-          start = i + 1;
-        }
-      }
-      throw new LineProtocolError(1, 'invalid UTF-8');
-    }
-  }
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    points.push(parseLine(line, i + 1));
-  }
-  return points;
+export function parseSeries(text: string): Pick<Point, 'measurement' | 'tags'> {
+  return seriesPart(new Scanner(text));
+}
+
+/** A field key as written (quoted or with escapes) that LineScanner found valid. */
+export function parseFieldKey(text: string): string {
+  return new Scanner(text).token('field key');
 }
 
 export type Precision = 'ns' | 'us' | 'ms' | 's' | 'm' | 'h';
@@ -278,4 +259,355 @@ export function timestampMicros(raw: bigint, precision = 'ns'): number | undefin
   const micros = ns / 1000n;
   if (micros > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
   return Number(micros);
+}
+
+/** Kinds of field values in LineScanner's arrays. */
+export const FIELD_NUMBER = 0;
+export const FIELD_BOOLEAN = 1;
+export const FIELD_STRING = 2;
+
+/** LineScanner.micros of a line without a timestamp. */
+export const NO_TIMESTAMP = -1;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const HASH = 0x23;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const LOWER_I = 0x69;
+const LOWER_U = 0x75;
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** Powers of ten that are exact doubles: a product or quotient with one rounds once, as Number() does. */
+const EXACT_POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
+const MAX_EXACT_DIGITS = 15;
+/** Tells the scanner to hand the line to the general parser. */
+const OFF_PATH = -2;
+
+const BOOLEANS: [bytes: Buffer, value: number][] = [...TRUE].map((w): [Buffer, number] => [Buffer.from(w), 1]).concat(
+  [...FALSE].map((w): [Buffer, number] => [Buffer.from(w), 0]),
+);
+
+/** Lead bytes of the UTF-8 encodings of the non-ASCII characters `String.prototype.trim` removes. */
+const isSpaceLead = (c: number) => c === 0xc2 || (c >= 0xe1 && c <= 0xe3) || c === 0xef;
+
+/**
+ * Reads the lines of a body straight from its bytes, for the write path: no
+ * string per line, and a line's series part (measurement and tags) is only
+ * located, as its raw bytes, for the caller to recognise a series it has
+ * seen before. Every valid line is read here but those with an integer
+ * field of more than 15 digits (exact only through BigInt) or whitespace
+ * after their timestamp; a line not read here goes through `parseLine`,
+ * which gives the point or the error, so the scanner decides nothing the
+ * general parser would decide differently.
+ *
+ * After next() answers true, either `point` holds the line's point (from
+ * the general parser) or the series part is [seriesStart, seriesEnd) and the
+ * fields, as written (a key may come twice: the caller then reparse()s), are
+ * in keyStart/keyEnd (raw key bytes), kind and value; `micros` is the
+ * timestamp in microseconds, NO_TIMESTAMP, or NaN when out of range (which
+ * the caller refuses as Gnocchi does, after every line has parsed).
+ */
+export class LineScanner {
+  /** 1-based number of the current line. */
+  line = 0;
+  point: Point | null = null;
+  seriesStart = 0;
+  seriesEnd = 0;
+  fieldCount = 0;
+  keyStart = new Int32Array(16);
+  keyEnd = new Int32Array(16);
+  kind = new Uint8Array(16);
+  value = new Float64Array(16);
+  micros = NO_TIMESTAMP;
+  private lineStart = 0;
+  private lineEnd = 0;
+  private pos: number;
+  private readonly precision: string;
+  /** ns: a timestamp's last three digits are dropped; otherwise it is multiplied by this. */
+  private readonly nanos: boolean;
+  private readonly multiplier: number;
+
+  /** Throws LineProtocolError for a body that is not UTF-8 and FormatError for an unknown precision. */
+  constructor(
+    readonly body: Buffer,
+    precision = 'ns',
+  ) {
+    const factor = PRECISIONS[precision];
+    if (factor === undefined) throw new FormatError(`Invalid precision ${precision}`);
+    this.precision = precision;
+    this.nanos = factor === 1n;
+    this.multiplier = Number(factor) / 1000;
+    if (!isUtf8(body)) throw new LineProtocolError(firstInvalidLine(body), 'invalid UTF-8');
+    // As TextDecoder, which the body used to go through, drops a byte order mark.
+    this.pos = BOM.every((b, i) => body[i] === b) ? BOM.length : 0;
+  }
+
+  /** Moves to the next non-blank, non-comment line; false at the end. Throws LineProtocolError for a line that does not parse. */
+  next(): boolean {
+    const b = this.body;
+    while (this.pos <= b.length) {
+      const start = this.pos;
+      let end = b.indexOf(LF, start);
+      if (end === -1) end = b.length;
+      this.pos = end + 1;
+      this.line++;
+      if (end > start && b[end - 1] === CR) end--;
+      if (end === start) continue;
+      const first = b[start]!;
+      if ((first <= SPACE || isSpaceLead(first)) && b.toString('utf8', start, end).trim() === '') continue;
+      if (first === HASH) continue;
+      this.lineStart = start;
+      this.lineEnd = end;
+      this.point = null;
+      if (!this.scan(start, end)) this.reparse();
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Reads the current line again through parseLine, into `point` and
+   * `micros`: for a line the caller cannot take from the arrays (a field
+   * key given twice, whose last value counts).
+   */
+  reparse(): void {
+    const p = parseLine(this.body.toString('utf8', this.lineStart, this.lineEnd), this.line);
+    this.point = p;
+    this.micros = p.timestamp === null ? NO_TIMESTAMP : (timestampMicros(p.timestamp, this.precision) ?? Number.NaN);
+  }
+
+  /** The line [start, end) from its bytes; false when it must go through parseLine. */
+  private scan(start: number, end: number): boolean {
+    const b = this.body;
+    let p = this.tokenEnd(start, end);
+    while (p >= 0 && p < end && b[p] === COMMA) {
+      p = this.tokenEnd(p + 1, end);
+      if (p < 0 || p >= end || b[p] !== EQUALS) return false;
+      p = this.tokenEnd(p + 1, end);
+    }
+    if (p < 0 || p >= end || b[p] !== SPACE) return false;
+    this.seriesStart = start;
+    this.seriesEnd = p;
+    let n = 0;
+    for (;;) {
+      const keyStart = p + 1;
+      p = this.tokenEnd(keyStart, end);
+      if (p < 0 || p >= end || b[p] !== EQUALS) return false;
+      if (n === this.keyStart.length) this.grow();
+      this.keyStart[n] = keyStart;
+      this.keyEnd[n] = p;
+      p++;
+      if (p < end && b[p] === QUOTE) {
+        p = this.quotedEnd(p, end);
+        if (p < 0) return false;
+        this.kind[n] = FIELD_STRING;
+      } else {
+        const valueStart = p;
+        while (p < end && b[p] !== SPACE && b[p] !== COMMA) p++;
+        if (!this.bareValue(n, valueStart, p)) return false;
+      }
+      n++;
+      if (p >= end || b[p] !== COMMA) break;
+    }
+    this.fieldCount = n;
+    if (p === end) {
+      this.micros = NO_TIMESTAMP;
+      return true;
+    }
+    if (b[p] !== SPACE) return false;
+    const micros = this.timestamp(p + 1, end);
+    if (micros === OFF_PATH) return false;
+    this.micros = micros;
+    return true;
+  }
+
+  private grow(): void {
+    const size = 2 * this.keyStart.length;
+    const grown = <T extends Int32Array | Uint8Array | Float64Array>(a: T, next: T): T => {
+      next.set(a);
+      return next;
+    };
+    this.keyStart = grown(this.keyStart, new Int32Array(size));
+    this.keyEnd = grown(this.keyEnd, new Int32Array(size));
+    this.kind = grown(this.kind, new Uint8Array(size));
+    this.value = grown(this.value, new Float64Array(size));
+  }
+
+  /** End of the measurement, key or tag value at `p` (as Scanner.token reads it), or -1 for an empty or unterminated one. */
+  private tokenEnd(p: number, end: number): number {
+    const b = this.body;
+    if (p < end && b[p] === QUOTE) return this.quotedEnd(p, end);
+    const start = p;
+    while (p < end) {
+      const c = b[p]!;
+      if (c === SPACE || c === COMMA || c === EQUALS) break;
+      if (c === BACKSLASH && p + 1 < end) {
+        const next = b[p + 1];
+        if (next === SPACE || next === COMMA || next === EQUALS || next === BACKSLASH) {
+          p += 2;
+          continue;
+        }
+      }
+      p++;
+    }
+    return p === start ? -1 : p;
+  }
+
+  /** End of the double-quoted string at `p` (after its closing quote), or -1 when it is not closed. */
+  private quotedEnd(p: number, end: number): number {
+    const b = this.body;
+    for (p++; p < end; p++) {
+      const c = b[p];
+      if (c === QUOTE) return p + 1;
+      if (c === BACKSLASH) {
+        if (p + 1 >= end) return -1;
+        p++;
+      }
+    }
+    return -1;
+  }
+
+  /** An unquoted field value [start, end) into field n; false when parseLine must read it. */
+  private bareValue(n: number, start: number, end: number): boolean {
+    const b = this.body;
+    const length = end - start;
+    if (length === 0) return false;
+    const first = b[start]!;
+    if (first === 0x74 || first === 0x54 || first === 0x66 || first === 0x46) {
+      for (const [word, value] of BOOLEANS) {
+        if (word.length === length && b.compare(word, 0, length, start, end) === 0) {
+          this.kind[n] = FIELD_BOOLEAN;
+          this.value[n] = value;
+          return true;
+        }
+      }
+      return false;
+    }
+    const last = b[end - 1];
+    if (last === LOWER_I || last === LOWER_U) {
+      let p = start;
+      const negative = first === MINUS;
+      if (first === MINUS || first === PLUS) p++;
+      if (end - 1 - p > MAX_EXACT_DIGITS || p === end - 1) return false;
+      let v = 0;
+      for (; p < end - 1; p++) {
+        const d = b[p]! - ZERO;
+        if (d < 0 || d > 9) return false;
+        v = v * 10 + d;
+      }
+      if (negative && v !== 0 && last === LOWER_U) return false;
+      this.kind[n] = FIELD_NUMBER;
+      // BigInt has no -0.
+      this.value[n] = negative && v !== 0 ? -v : v;
+      return true;
+    }
+    const v = this.float(start, end);
+    if (Number.isNaN(v) || !Number.isFinite(v)) return false;
+    this.kind[n] = FIELD_NUMBER;
+    this.value[n] = v;
+    return true;
+  }
+
+  /** A float as the FLOAT pattern reads it, valued as Number() values it; NaN when it is not one. */
+  private float(start: number, end: number): number {
+    const b = this.body;
+    let p = start;
+    const negative = b[p] === MINUS;
+    if (b[p] === MINUS || b[p] === PLUS) p++;
+    let mantissa = 0;
+    let digits = 0;
+    let integerDigits = 0;
+    let fractionDigits = 0;
+    let c = b[p];
+    while (p < end && c! >= ZERO && c! <= NINE) {
+      mantissa = mantissa * 10 + (c! - ZERO);
+      if (mantissa !== 0) digits++;
+      integerDigits++;
+      c = b[++p];
+    }
+    if (p < end && c === DOT) {
+      c = b[++p];
+      while (p < end && c! >= ZERO && c! <= NINE) {
+        mantissa = mantissa * 10 + (c! - ZERO);
+        if (mantissa !== 0) digits++;
+        fractionDigits++;
+        c = b[++p];
+      }
+    }
+    if (integerDigits === 0 && fractionDigits === 0) return Number.NaN;
+    let exponent = 0;
+    if (p < end && (c === 0x65 || c === 0x45)) {
+      c = b[++p];
+      let sign = 1;
+      if (p < end && (c === MINUS || c === PLUS)) {
+        sign = c === MINUS ? -1 : 1;
+        c = b[++p];
+      }
+      const exponentStart = p;
+      while (p < end && c! >= ZERO && c! <= NINE) {
+        // Past this the fast path is out anyway; the digits are still checked.
+        if (exponent < 1000) exponent = exponent * 10 + (c! - ZERO);
+        c = b[++p];
+      }
+      if (p === exponentStart) return Number.NaN;
+      exponent *= sign;
+    }
+    if (p !== end) return Number.NaN;
+    const scale = exponent - fractionDigits;
+    if (digits <= MAX_EXACT_DIGITS && scale >= -22 && scale <= 22) {
+      // Clinger's fast path: both operands exact, so one correctly rounded operation.
+      const magnitude = scale >= 0 ? mantissa * EXACT_POWERS[scale]! : mantissa / EXACT_POWERS[-scale]!;
+      return negative ? -magnitude : magnitude;
+    }
+    return Number(b.toString('latin1', start, end));
+  }
+
+  /** The timestamp [start, end) in microseconds, NaN when out of range, NO_TIMESTAMP for none, OFF_PATH for parseLine. */
+  private timestamp(start: number, end: number): number {
+    const b = this.body;
+    if (start === end) return NO_TIMESTAMP;
+    let p = start;
+    let first = b[p];
+    if (first === MINUS || first === PLUS) {
+      p++;
+      first = b[p];
+    }
+    if (p === end) return OFF_PATH;
+    for (let i = p; i < end; i++) {
+      const c = b[i]!;
+      if (c < ZERO || c > NINE) return OFF_PATH;
+    }
+    if (p === start) {
+      // Unsigned: exact in doubles while below 2^53.
+      const last = this.nanos ? end - 3 : end;
+      let v = 0;
+      for (let i = p; i < last; i++) v = v * 10 + (b[i]! - ZERO);
+      if (!this.nanos) v *= this.multiplier;
+      if (v <= Number.MAX_SAFE_INTEGER) return v;
+    }
+    return timestampMicros(BigInt(b.toString('latin1', start, end)), this.precision) ?? Number.NaN;
+  }
+}
+
+/** The first line of a body that is not UTF-8. */
+function firstInvalidLine(body: Buffer): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i <= body.length; i++) {
+    if (i === body.length || body[i] === LF) {
+      try {
+        decoder.decode(body.subarray(start, i));
+      } catch {
+        return line;
+      }
+      line++;
+      start = i + 1;
+    }
+  }
+  return 1;
 }

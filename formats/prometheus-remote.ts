@@ -8,8 +8,12 @@
  *   message WriteRequest { repeated TimeSeries timeseries = 1; }
  *
  * Decoding uses protobufjs (reflection from the JSON descriptor below) and
- * snappyjs, bounded by the caller's limit on the uncompressed size.
+ * snappyjs, bounded by the caller's limit on the uncompressed size. The
+ * write path first tries scanWriteRequest, which reads the shape every
+ * encoder writes straight from the bytes (protobufjs builds two objects per
+ * sample) and leaves anything else to decodeWriteRequest.
  */
+import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs/light.js';
 import { uncompress } from 'snappyjs';
 import { FormatError } from './errors.js';
@@ -110,4 +114,219 @@ export function snappyUncompress(bytes: Uint8Array, maxLength: number): Uint8Arr
 /** The body of a remote write request, decompressed and decoded. */
 export function decodeRemoteWrite(body: Uint8Array, maxUncompressed: number): WriteRequest {
   return decodeWriteRequest(snappyUncompress(body, maxUncompressed));
+}
+
+/**
+ * A WriteRequest read straight from its bytes for the write path: no
+ * object per series, label or sample. Each series' labels stay encoded
+ * (their bytes identify the series to a cache; readLabels decodes them);
+ * samples go to typed arrays.
+ */
+export interface ScannedWriteRequest {
+  /** Number of time series. */
+  count: number;
+  /** Per series, its LabelPair fields as encoded: bytes [labelsStart[i], labelsEnd[i]). */
+  labelsStart: Int32Array;
+  labelsEnd: Int32Array;
+  /** Per series, its samples: [sampleStart[i], sampleStart[i + 1]). */
+  sampleStart: Int32Array;
+  timestampsMs: Float64Array;
+  values: Float64Array;
+}
+
+/** Tags (field number << 3 | wire type) of the shape scanWriteRequest reads. */
+const LENGTH_FIELD_1 = 0x0a;
+const LENGTH_FIELD_2 = 0x12;
+const DOUBLE_FIELD_1 = 0x09;
+const VARINT_FIELD_2 = 0x10;
+/** Longest int64 varint read here: 7 bytes, 49 bits, exact in a double. */
+const MAX_VARINT_BYTES = 7;
+
+/** Thrown inside the scanner when the message leaves the plain shape; never escapes this module. */
+class OffShape extends Error {}
+const OFF_SHAPE = new OffShape();
+
+/** Reads varints and delimited fields; throws OFF_SHAPE past what it reads. */
+class Cursor {
+  pos = 0;
+
+  constructor(protected readonly bytes: Uint8Array) {}
+
+  /** A varint of at most `maxBytes` bytes (a length: 4, so below 2^28). */
+  varint(end: number, maxBytes: number): number {
+    const b = this.bytes;
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < maxBytes && this.pos < end; i++) {
+      const c = b[this.pos++]!;
+      value += (c & 0x7f) * scale;
+      if (c < 0x80) return value;
+      scale *= 128;
+    }
+    throw OFF_SHAPE;
+  }
+
+  /** The end of the length-delimited field whose length comes next. */
+  delimited(end: number): number {
+    const length = this.varint(end, 4);
+    if (length > end - this.pos) throw OFF_SHAPE;
+    return this.pos + length;
+  }
+}
+
+class MessageScanner extends Cursor {
+  private readonly view: DataView;
+  series = 0;
+  samples = 0;
+  labelsStart = new Int32Array(64);
+  labelsEnd = new Int32Array(64);
+  sampleStart = new Int32Array(65);
+  timestampsMs: Float64Array;
+  values: Float64Array;
+
+  constructor(bytes: Uint8Array) {
+    super(bytes);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // A sample takes at least 13 bytes encoded.
+    const capacity = Math.max(64, Math.ceil(bytes.length / 13));
+    this.timestampsMs = new Float64Array(capacity);
+    this.values = new Float64Array(capacity);
+  }
+
+  request(): void {
+    const end = this.bytes.length;
+    while (this.pos < end) {
+      if (this.bytes[this.pos++] !== LENGTH_FIELD_1) throw OFF_SHAPE;
+      this.timeSeries(this.delimited(end));
+    }
+    this.sampleStart[this.series] = this.samples;
+  }
+
+  /** Labels first, then samples, as every encoder writes them. */
+  private timeSeries(end: number): void {
+    const b = this.bytes;
+    if (this.series + 1 === this.labelsStart.length) this.growSeries();
+    this.labelsStart[this.series] = this.pos;
+    while (this.pos < end && b[this.pos] === LENGTH_FIELD_1) {
+      this.pos++;
+      this.labelPair(this.delimited(end));
+    }
+    this.labelsEnd[this.series] = this.pos;
+    this.sampleStart[this.series] = this.samples;
+    while (this.pos < end) {
+      if (b[this.pos++] !== LENGTH_FIELD_2) throw OFF_SHAPE;
+      this.sample(this.delimited(end));
+    }
+    this.series++;
+  }
+
+  private labelPair(end: number): void {
+    while (this.pos < end) {
+      const tag = this.bytes[this.pos++];
+      if (tag !== LENGTH_FIELD_1 && tag !== LENGTH_FIELD_2) throw OFF_SHAPE;
+      this.pos = this.delimited(end);
+    }
+  }
+
+  private sample(end: number): void {
+    let value = 0;
+    let timestampMs = 0;
+    while (this.pos < end) {
+      const tag = this.bytes[this.pos++];
+      if (tag === DOUBLE_FIELD_1) {
+        if (end - this.pos < 8) throw OFF_SHAPE;
+        value = this.view.getFloat64(this.pos, true);
+        this.pos += 8;
+      } else if (tag === VARINT_FIELD_2) {
+        timestampMs = this.varint(end, MAX_VARINT_BYTES);
+      } else {
+        throw OFF_SHAPE;
+      }
+    }
+    if (this.samples === this.values.length) this.growSamples();
+    this.timestampsMs[this.samples] = timestampMs;
+    this.values[this.samples++] = value;
+  }
+
+  private growSeries(): void {
+    const size = 2 * this.labelsStart.length;
+    const grown = (a: Int32Array, length: number) => {
+      const next = new Int32Array(length);
+      next.set(a);
+      return next;
+    };
+    this.labelsStart = grown(this.labelsStart, size);
+    this.labelsEnd = grown(this.labelsEnd, size);
+    this.sampleStart = grown(this.sampleStart, size + 1);
+  }
+
+  private growSamples(): void {
+    const grown = (a: Float64Array) => {
+      const next = new Float64Array(2 * a.length);
+      next.set(a);
+      return next;
+    };
+    this.timestampsMs = grown(this.timestampsMs);
+    this.values = grown(this.values);
+  }
+}
+
+/**
+ * An uncompressed WriteRequest in the plain shape every encoder writes
+ * (known fields with their wire types, labels before samples, timestamps
+ * of at most 7 varint bytes, so from 1970 to 19810), or null: the caller
+ * then takes decodeWriteRequest, which gives the same requests and every
+ * error. Label strings are checked when readLabels decodes them.
+ */
+export function scanWriteRequest(bytes: Uint8Array): ScannedWriteRequest | null {
+  const s = new MessageScanner(bytes);
+  try {
+    s.request();
+  } catch (err) {
+    if (err === OFF_SHAPE) return null;
+    throw err;
+  }
+  return {
+    count: s.series,
+    labelsStart: s.labelsStart,
+    labelsEnd: s.labelsEnd,
+    sampleStart: s.sampleStart,
+    timestampsMs: s.timestampsMs,
+    values: s.values,
+  };
+}
+
+/**
+ * The labels of a scanned series (bytes [start, end) from
+ * scanWriteRequest), each field's last occurrence counting as in
+ * decodeWriteRequest; null when a string is not UTF-8 (decodeWriteRequest
+ * refuses the request).
+ */
+export function readLabels(bytes: Buffer, start: number, end: number): Label[] | null {
+  const s = new Cursor(bytes);
+  s.pos = start;
+  const labels: Label[] = [];
+  while (s.pos < end) {
+    s.pos++;
+    const pairEnd = s.delimited(end);
+    const label: Label = { name: '', value: '' };
+    while (s.pos < pairEnd) {
+      const tag = bytes[s.pos++];
+      const stringEnd = s.delimited(pairEnd);
+      const text = utf8(bytes, s.pos, stringEnd);
+      if (text === null) return null;
+      if (tag === LENGTH_FIELD_1) label.name = text;
+      else label.value = text;
+      s.pos = stringEnd;
+    }
+    labels.push(label);
+  }
+  return labels;
+}
+
+function utf8(bytes: Buffer, start: number, end: number): string | null {
+  for (let i = start; i < end; i++) {
+    if (bytes[i]! >= 0x80) return isUtf8(bytes.subarray(start, end)) ? bytes.toString('utf8', start, end) : null;
+  }
+  return bytes.toString('latin1', start, end);
 }

@@ -27,6 +27,8 @@ export interface Config {
   mapSize: number;
   /** Measures waiting to be processed past which pushes answer 503; 0: no bound. */
   maxBacklog: number;
+  /** Metrics past which the collector endpoints (InfluxDB, Prometheus) create no more; 0: no bound. */
+  maxSeries: number;
   /** Bytes of encoded single-metric read answers kept; 0: none. */
   readCacheSize: number;
   /** Nice value of the processing worker threads (Linux); 0: the server's priority. */
@@ -139,6 +141,13 @@ export const OPTIONS: readonly Option[] = [
     env: 'GNOCCHI_MAX_BACKLOG',
     kind: 'int',
     help: 'measures waiting to be processed past which pushes answer 503 (0: no bound)',
+  },
+  {
+    key: 'maxSeries',
+    flag: 'max-series',
+    env: 'GNOCCHI_MAX_SERIES',
+    kind: 'int',
+    help: 'metrics past which the InfluxDB and Prometheus writes create no more, refusing the points of new series (0: no bound)',
   },
   {
     key: 'readCacheSize',
@@ -295,6 +304,7 @@ export function defaultConfig(): Config {
     bodyLimit: 128 * 1024 * 1024,
     mapSize: 64 * 1024 ** 3,
     maxBacklog: 5_000_000,
+    maxSeries: 1_000_000,
     readCacheSize: 64 * 1024 ** 2,
     processingNice: 10,
     splitCacheSize: 64 * 1024 ** 2,

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectorState } from '../engine/collector.js';
 import type { Engine } from '../engine/engine.js';
 import type { AppContext } from './app.js';
 import { identify } from './auth.js';
@@ -48,6 +49,10 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
 function engineMetrics(registry: Registry, engine: Engine, mapSize: number): () => void {
   const { activity } = engine;
   totalCounter(registry, 'gnocchi_measures_accepted_total', 'Measures acknowledged to clients (durable, waiting or processed).', () => activity.measuresAccepted);
+  const collector = collectorState(engine);
+  totalCounter(registry, 'gnocchi_series_refused_total', 'New series whose measures InfluxDB and Prometheus writes dropped past --max-series (once per write naming them).', () =>
+    collector.refusedSeries,
+  );
   gauge(registry, 'gnocchi_backlog_measures', 'Measures acknowledged and not yet processed.', () => engine.processor.pendingMeasureCount());
   gauge(registry, 'gnocchi_backlog_metrics', 'Metrics with measures waiting to be processed.', () => engine.processor.backlog(false).metrics);
   gauge(registry, 'gnocchi_processing_lag_seconds', 'Age of the oldest measure waiting to be processed (0 when none waits).', () =>

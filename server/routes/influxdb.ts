@@ -10,14 +10,24 @@
  * `precision` parameter is honoured (Gnocchi ignores it and reads
  * nanoseconds), chunked bodies are accepted (Gnocchi needs uwsgi), an
  * unknown database answers 404 (Gnocchi hangs until its operation timeout),
- * and `create database` must be the whole query.
+ * `create database` must be the whole query, and past `--max-series` the
+ * points of new series are refused as InfluxDB refuses a partial write
+ * (400, the rest stored).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Series } from '../../engine/aggregation.js';
-import { getOrCreateResourceMetrics } from '../../engine/collector.js';
+import { CollectorBatch, collectorState, writeCollectorBatch } from '../../engine/collector.js';
 import { ArgumentError, BadRequest, EngineError, InvalidInput, ResourceTypeAlreadyExists } from '../../engine/errors.js';
-import { resourceUuid } from '../../engine/resource-id.js';
-import { isPrecision, LineProtocolError, parseLines, timestampMicros, type Point } from '../../formats/line-protocol.js';
+import { CollectorScope, hashBytes, namedResource, type MetricSlot, type ResourceSlot, type SeriesCache } from '../../engine/series-cache.js';
+import {
+  FIELD_STRING,
+  isPrecision,
+  LineProtocolError,
+  LineScanner,
+  NO_TIMESTAMP,
+  parseFieldKey,
+  parseSeries,
+  type Point,
+} from '../../formats/line-protocol.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -47,6 +57,8 @@ const notImplemented = () =>
 const lineError = (line: number) =>
   new BadRequest({ cause: 'Value error', detail: 'line', reason: `Unable to parse line ${line}` });
 
+const keyError = (tag: string) => new BadRequest({ cause: 'Value error', detail: 'key', reason: `Unable to find key \`${tag}' in tags` });
+
 /** Python's `sorted()` on strings: by code point. */
 function byCodePoint(a: string, b: string): number {
   const x = [...a];
@@ -58,44 +70,170 @@ function byCodePoint(a: string, b: string): number {
   return x.length - y.length;
 }
 
-interface Grouped {
-  /** resource name -> metric name -> [timestamps, values] */
-  resources: Map<string, Map<string, { timestamps: number[]; values: number[] }>>;
+/** A field of a series: its metric, and the line that last gave it (a key given twice in a line goes through parseLine). */
+interface InfluxField {
+  key: string;
+  metric: MetricSlot;
+  line: number;
 }
 
-/** Groups the points of a write by resource and metric name, as Gnocchi does. */
-export function groupPoints(points: readonly Point[], tagToRid: string, precision: string, nowMicros: number): Grouped {
-  const resources: Grouped['resources'] = new Map();
-  for (const p of points) {
-    let ts = nowMicros;
-    if (p.timestamp !== null) {
-      const t = timestampMicros(p.timestamp, precision);
-      if (t === undefined) throw lineError(p.line);
-      ts = t;
+/** What a series part (measurement and tags, as written) maps to in a scope. */
+interface InfluxSeries {
+  /** Undefined when the tags lack the resource's. */
+  resource: ResourceSlot | undefined;
+  measurement: string;
+  /** `@k=v,...` of the other tags, sorted by key; '' without. */
+  suffix: string;
+  /** Field keys as written (Latin-1 of their bytes), several spellings possibly of the same field. */
+  spellings: string[];
+  /** The field of each spelling. */
+  fields: InfluxField[];
+}
+
+/** Spellings of field keys remembered per series: past them a line goes through parseLine. */
+const MAX_SPELLINGS = 1000;
+
+/** Stamps of lines for InfluxField.line. */
+let lastLine = 0;
+
+export interface LineWrite {
+  /** The database (resource type). */
+  db: string;
+  /** The tag naming the resource. */
+  tagToRid: string;
+  precision: string;
+  creator: string;
+  /** The timestamp of lines without one. */
+  nowMicros: number;
+}
+
+/**
+ * Groups the points of a write by resource and metric, as Gnocchi does:
+ * each numeric field of a line is a point of the metric
+ * `measurement.field@tag=value,...` of the resource its resource tag names.
+ * Throws LineProtocolError for the first line that does not parse, else the
+ * refusal of the first line with a timestamp out of range or without the
+ * resource tag.
+ */
+export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): CollectorBatch {
+  const scope = new CollectorScope<InfluxSeries>(cache, `influxdb\u0000${write.db}\u0000${write.tagToRid}\u0000${write.creator}`);
+  const scan = new LineScanner(body, write.precision);
+  // Lines of a collector take ~50 bytes.
+  const batch = new CollectorBatch(Math.ceil(body.length / 40));
+  let refusal: EngineError | undefined;
+  const lineFields: InfluxField[] = [];
+  while (scan.next()) {
+    if (refusal !== undefined) continue;
+    const ts = scan.micros === NO_TIMESTAMP ? write.nowMicros : scan.micros;
+    if (Number.isNaN(ts)) {
+      refusal = lineError(scan.line);
+      continue;
     }
-    const rid = p.tags.get(tagToRid);
-    if (rid === undefined) {
-      throw new BadRequest({ cause: 'Value error', detail: 'key', reason: `Unable to find key \`${tagToRid}' in tags` });
+    if (scan.point === null) {
+      const { seriesStart: start, seriesEnd: end } = scan;
+      const hash = hashBytes(body, start, end);
+      let series = scope.series(body, start, end, hash);
+      if (series === undefined) {
+        series = newSeries(parseSeries(body.toString('utf8', start, end)), write, scope);
+        scope.rememberSeries(body, start, end, hash, series);
+      }
+      if (series.resource === undefined) {
+        refusal = keyError(write.tagToRid);
+        continue;
+      }
+      batch.resource(series.resource);
+      if (!fieldsOf(scan, series, scope, lineFields)) scan.reparse();
     }
-    const others = [...p.tags.keys()].filter((k) => k !== tagToRid).sort(byCodePoint);
-    const suffix = others.length === 0 ? '' : '@' + others.map((k) => `${k}=${p.tags.get(k)}`).join(',');
-    let metrics = resources.get(rid);
-    if (metrics === undefined) resources.set(rid, (metrics = new Map()));
-    for (const [field, value] of p.fields) {
-      // Strings cannot be stored; booleans are 1 and 0.
-      if (typeof value === 'string') continue;
-      const name = `${p.measurement}.${field}${suffix}`.replaceAll('/', '_');
-      let m = metrics.get(name);
-      if (m === undefined) metrics.set(name, (m = { timestamps: [], values: [] }));
-      m.timestamps.push(ts);
-      m.values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+    if (scan.point === null) {
+      for (let i = 0; i < scan.fieldCount; i++) {
+        if (scan.kind[i] !== FIELD_STRING) batch.add(batch.metric(lineFields[i]!.metric), ts, scan.value[i]!);
+      }
+    } else {
+      refusal = addPoint(batch, scan.point, ts, write, scope);
     }
   }
-  return { resources };
+  if (refusal !== undefined) throw refusal;
+  return batch;
+}
+
+function newSeries({ measurement, tags }: Pick<Point, 'measurement' | 'tags'>, write: LineWrite, scope: CollectorScope<InfluxSeries>): InfluxSeries {
+  const original = tags.get(write.tagToRid);
+  return {
+    resource: original === undefined ? undefined : scope.resource(original, () => namedResource(original, original, write.creator)),
+    measurement,
+    suffix: suffixOf(tags, write.tagToRid),
+    spellings: [],
+    fields: [],
+  };
+}
+
+/** `@k=v,...` of the tags other than the resource's, sorted by key as Python sorts. */
+function suffixOf(tags: Map<string, string>, tagToRid: string): string {
+  const others = [...tags.keys()].filter((k) => k !== tagToRid).sort(byCodePoint);
+  return others.length === 0 ? '' : '@' + others.map((k) => `${k}=${tags.get(k)}`).join(',');
+}
+
+const metricName = (measurement: string, field: string, suffix: string) => `${measurement}.${field}${suffix}`.replaceAll('/', '_');
+
+/**
+ * The fields of the scanned line into `out`, by their spelling; false when
+ * the line must go through parseLine (a key given twice, or a series with
+ * too many spellings).
+ */
+function fieldsOf(scan: LineScanner, series: InfluxSeries, scope: CollectorScope<InfluxSeries>, out: InfluxField[]): boolean {
+  const line = ++lastLine;
+  const { body } = scan;
+  const { spellings, fields } = series;
+  for (let i = 0; i < scan.fieldCount; i++) {
+    const start = scan.keyStart[i]!;
+    const length = scan.keyEnd[i]! - start;
+    // Lines of a series usually give their fields in the same order.
+    let at = i < spellings.length && sameBytes(body, start, length, spellings[i]!) ? i : -1;
+    for (let j = 0; at === -1 && j < spellings.length; j++) if (sameBytes(body, start, length, spellings[j]!)) at = j;
+    if (at === -1) {
+      if (spellings.length === MAX_SPELLINGS) return false;
+      const key = parseFieldKey(body.toString('utf8', start, start + length));
+      const field = fields.find((f) => f.key === key) ?? {
+        key,
+        metric: scope.metric(series.resource!, metricName(series.measurement, key, series.suffix)),
+        line: 0,
+      };
+      at = spellings.length;
+      spellings.push(body.toString('latin1', start, start + length));
+      fields.push(field);
+    }
+    const field = fields[at]!;
+    if (field.line === line) return false;
+    field.line = line;
+    out[i] = field;
+  }
+  return true;
+}
+
+function sameBytes(body: Buffer, start: number, length: number, latin1: string): boolean {
+  if (latin1.length !== length) return false;
+  for (let j = 0; j < length; j++) if (body[start + j] !== latin1.charCodeAt(j)) return false;
+  return true;
+}
+
+/** A line parseLine read (rare shapes), grouped without the series map. */
+function addPoint(batch: CollectorBatch, p: Point, ts: number, write: LineWrite, scope: CollectorScope<InfluxSeries>): EngineError | undefined {
+  const original = p.tags.get(write.tagToRid);
+  if (original === undefined) return keyError(write.tagToRid);
+  const resource = scope.resource(original, () => namedResource(original, original, write.creator));
+  batch.resource(resource);
+  const suffix = suffixOf(p.tags, write.tagToRid);
+  for (const [field, value] of p.fields) {
+    // Strings cannot be stored; booleans are 1 and 0.
+    if (typeof value === 'string') continue;
+    const metric = scope.metric(resource, metricName(p.measurement, field, suffix));
+    batch.add(batch.metric(metric), ts, typeof value === 'boolean' ? (value ? 1 : 0) : value);
+  }
+  return undefined;
 }
 
 export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { engine } = ctx;
+  const { engine, config } = ctx;
 
   app.get('/v1/influxdb/ping', {
     exposeHeadRoute: false,
@@ -174,50 +312,26 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     const body = bodyBytes(request);
     if (body.length === 0) return reply.code(204).send();
 
-    let points: Point[];
+    const { series } = collectorState(engine);
+    let batch: CollectorBatch;
     try {
-      points = parseLines(body);
+      batch = groupLines(body, { db, tagToRid, precision, creator: who.creator, nowMicros: Date.now() * 1000 }, series);
     } catch (err) {
       if (err instanceof LineProtocolError) throw lineError(err.line);
       throw err;
     }
-    const grouped = groupPoints(points, tagToRid, precision, Date.now() * 1000);
-    if (grouped.resources.size === 0) return reply.code(204).send();
+    if (batch.resources.length === 0) return reply.code(204).send();
     const rt = engine.resources.getType(db);
-
-    // Everything that can be refused is checked before anything is written.
-    const plans = [...grouped.resources].map(([original, metrics]) => ({
-      original,
-      rid: resourceUuid(original, who.creator),
-      metrics,
-    }));
-    for (const plan of plans) {
-      for (const name of plan.metrics.keys()) {
-        if (engine.resources.metricByName(plan.rid, name) === undefined) engine.index.policyNameForMetric(name);
-      }
-    }
-
-    const batch = new Map<string, Series>();
-    for (const plan of plans) {
-      const metrics = await getOrCreateResourceMetrics(
-        engine,
-        {
-          type: rt.name,
-          id: plan.rid,
-          originalResourceId: plan.original,
-          creator: who.creator,
-          attrs: {},
-          metricNames: [...plan.metrics.keys()],
-        },
-        (creator) => enforce('update resource', who, creatorTarget(creator)),
-      );
-      for (const [name, m] of metrics) {
-        enforce('post measures', who, creatorTarget(m.creator));
-        const measures = plan.metrics.get(name)!;
-        batch.set(m.id, { timestamps: Float64Array.from(measures.timestamps), values: Float64Array.from(measures.values) });
-      }
-    }
-    await engine.addMeasures(batch);
+    // Every resource name is checked before anything else, as Gnocchi does.
+    for (const { id } of batch.resources) if (id instanceof Error) throw id;
+    await writeCollectorBatch(engine, batch, {
+      type: rt.name,
+      creator: who.creator,
+      prepare: () => ({}),
+      mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
+      mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
+      maxSeries: config.maxSeries,
+    });
     return reply.code(204).send();
   });
 }

@@ -9,16 +9,26 @@
  *
  * Unlike Gnocchi, which answers 500, a body that does not decompress or
  * decode, or a series without `__name__`, is a 400; a body inflating beyond
- * the body limit is a 413.
+ * the body limit is a 413. Past `--max-series` the samples of new series
+ * are refused as the InfluxDB write refuses them (400, the rest stored).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Series } from '../../engine/aggregation.js';
-import { getOrCreateResourceMetrics } from '../../engine/collector.js';
-import { BadRequest, InvalidInput, ResourceTypeAlreadyExists } from '../../engine/errors.js';
-import { resourceUuid } from '../../engine/resource-id.js';
-import { attributeValue, type AttributeDef, type AttributeValue } from '../../engine/resource-type.js';
-import { decodeMeasures, MeasuresError } from '../../formats/measures.js';
-import { decodeRemoteWrite, PrometheusDecodeError, PrometheusTooLarge, type WriteRequest } from '../../formats/prometheus-remote.js';
+import { CollectorBatch, collectorState, writeCollectorBatch } from '../../engine/collector.js';
+import { BadRequest, EngineError, InvalidInput, ResourceTypeAlreadyExists } from '../../engine/errors.js';
+import { attributeValue, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from '../../engine/resource-type.js';
+import { CollectorScope, hashBytes, namedResource, type MetricSlot, type SeriesCache } from '../../engine/series-cache.js';
+import { FormatError } from '../../formats/errors.js';
+import {
+  decodeWriteRequest,
+  PrometheusDecodeError,
+  PrometheusTooLarge,
+  readLabels,
+  scanWriteRequest,
+  snappyUncompress,
+  type Label,
+  type WriteRequest,
+} from '../../formats/prometheus-remote.js';
+import { parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -34,38 +44,126 @@ export const PROMETHEUS_ATTRIBUTES: AttributeDef[] = [
   { name: 'job', type: 'string', required: true, minLength: 1, maxLength: 512 },
 ];
 
-interface ResourceMeasures {
-  job: string;
-  instance: string;
-  /** metric name -> measures */
-  metrics: Map<string, Series>;
+/** What a series' labels map to: its metric, undefined without `__name__`. */
+interface PrometheusSeries {
+  metric: MetricSlot | undefined;
 }
 
-/** Groups the series of a request by (job, instance), then by `__name__`. */
-export function groupSeries(request: WriteRequest): Map<string, ResourceMeasures> {
-  const out = new Map<string, ResourceMeasures>();
-  for (const ts of request.timeseries) {
-    const labels = new Map(ts.labels.map((l) => [l.name, l.value]));
-    const job = labels.get('job') ?? 'none';
-    const instance = labels.get('instance') ?? 'none';
-    const name = labels.get('__name__');
-    if (name === undefined) throw new BadRequest({ cause: 'Invalid input', reason: 'time series without a __name__ label', detail: [] });
-    if (ts.samples.length === 0) continue;
-    let measures: Series;
-    try {
-      // Gnocchi passes `timestamp_ms / 1000.0` through its measures schema.
-      measures = decodeMeasures(ts.samples.map((s) => ({ timestamp: s.timestampMs / 1000, value: s.value })));
-    } catch (err) {
-      if (err instanceof MeasuresError) throw new InvalidInput(err.message);
-      throw err;
-    }
-    // Keyed by the pair itself, as Gnocchi does: `job@instance` alone is ambiguous.
-    const pairKey = JSON.stringify([job, instance]);
-    let entry = out.get(pairKey);
-    if (entry === undefined) out.set(pairKey, (entry = { job, instance, metrics: new Map() }));
-    entry.metrics.set(name, measures);
+const noName = () => new BadRequest({ cause: 'Invalid input', reason: 'time series without a __name__ label', detail: [] });
+
+/** A sample's timestamp as Gnocchi reads it (`timestamp_ms / 1000.0` through its measures schema). */
+function sampleMicros(timestampMs: number): number | EngineError {
+  try {
+    return parseTimestamp(timestampMs / 1000, 0);
+  } catch (err) {
+    if (err instanceof FormatError) return new InvalidInput(`unexpected timestamp '${err.message}'`);
+    throw err;
   }
-  return out;
+}
+
+/**
+ * Series in a scope of the cache: the resource `job@instance` (a missing
+ * label reads `none`; keyed by the pair itself, as Gnocchi does, for
+ * `job@instance` alone is ambiguous) and the metric named by `__name__`
+ * (the last label of a name counting).
+ */
+function seriesOf(labels: readonly Label[], scope: CollectorScope<PrometheusSeries>, creator: string): PrometheusSeries {
+  const byName = new Map(labels.map((l) => [l.name, l.value]));
+  const name = byName.get('__name__');
+  if (name === undefined) return { metric: undefined };
+  const job = byName.get('job') ?? 'none';
+  const instance = byName.get('instance') ?? 'none';
+  const key = JSON.stringify([job, instance]);
+  const resource = scope.resource(key, () => namedResource(key, `${job}@${instance}`, creator, { job, instance }));
+  return { metric: scope.metric(resource, name) };
+}
+
+/**
+ * Groups a request's samples by resource and metric, as Gnocchi does: each
+ * series with samples goes to its metric, the last series of a metric
+ * replacing the others. Throws the refusal of the first series without
+ * `__name__` or with a timestamp Gnocchi refuses; answers null when a
+ * label is not UTF-8 (the request must go through decodeWriteRequest,
+ * which refuses it).
+ */
+export function groupRemoteWrite(bytes: Buffer, creator: string, cache: SeriesCache): CollectorBatch | null {
+  const scanned = scanWriteRequest(bytes);
+  if (scanned === null) return null;
+  const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
+  const { count, labelsStart, labelsEnd, sampleStart, timestampsMs, values } = scanned;
+  const batch = new CollectorBatch(sampleStart[count]!);
+  let refusal: EngineError | undefined;
+  for (let i = 0; i < count; i++) {
+    const start = labelsStart[i]!;
+    const end = labelsEnd[i]!;
+    const hash = hashBytes(bytes, start, end);
+    let series = scope.series(bytes, start, end, hash);
+    if (series === undefined) {
+      const labels = readLabels(bytes, start, end);
+      if (labels === null) return null;
+      series = seriesOf(labels, scope, creator);
+      scope.rememberSeries(bytes, start, end, hash, series);
+    }
+    // After a refusal, the labels are still read: one not UTF-8 refuses the whole request first.
+    if (refusal !== undefined) continue;
+    if (series.metric === undefined) {
+      refusal = noName();
+      continue;
+    }
+    refusal = addSamples(batch, series.metric, timestampsMs, values, sampleStart[i]!, sampleStart[i + 1]!);
+  }
+  if (refusal !== undefined) throw refusal;
+  return batch;
+}
+
+/** groupRemoteWrite of a request decodeWriteRequest read (shapes the scanner leaves to it). */
+function groupDecoded(request: WriteRequest, creator: string, cache: SeriesCache): CollectorBatch {
+  const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
+  const batch = new CollectorBatch(request.timeseries.reduce((n, ts) => n + ts.samples.length, 0));
+  for (const ts of request.timeseries) {
+    const { metric } = seriesOf(ts.labels, scope, creator);
+    if (metric === undefined) throw noName();
+    const refusal = addSamples(
+      batch,
+      metric,
+      ts.samples.map((sample) => sample.timestampMs),
+      ts.samples.map((sample) => sample.value),
+      0,
+      ts.samples.length,
+    );
+    if (refusal !== undefined) throw refusal;
+  }
+  return batch;
+}
+
+/** Samples [from, to) of a series as the points of its metric, replacing those of an earlier series of it. */
+function addSamples(
+  batch: CollectorBatch,
+  metric: MetricSlot,
+  timestampsMs: ArrayLike<number>,
+  values: ArrayLike<number>,
+  from: number,
+  to: number,
+): EngineError | undefined {
+  if (from === to) return undefined;
+  const m = batch.metric(metric);
+  batch.restart(m);
+  for (let k = from; k < to; k++) {
+    const micros = sampleMicros(timestampsMs[k]!);
+    if (typeof micros !== 'number') return micros;
+    batch.add(m, micros, values[k]!);
+  }
+  return undefined;
+}
+
+/** A resource's attributes from its labels, checked against the type; throws as Gnocchi refuses them. */
+function attributesOf(rt: ResourceTypeRecord, given: Readonly<Record<string, string>>): Record<string, AttributeValue> {
+  const attrs: Record<string, AttributeValue> = {};
+  for (const def of rt.attributes) {
+    attrs[def.name] = Object.hasOwn(given, def.name) ? attributeValue(def, given[def.name], [def.name]) : null;
+    if (attrs[def.name] === null && def.required) throw new InvalidInput(`required key not provided @ data['${def.name}']`, [def.name]);
+  }
+  return attrs;
 }
 
 export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -84,17 +182,18 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
     },
   }, async (request, reply) => {
     const who = identify(request);
-    const body = bodyBytes(request);
-    let decoded: WriteRequest;
+    const { series } = collectorState(engine);
+    let batch: CollectorBatch;
     try {
-      decoded = decodeRemoteWrite(body, config.bodyLimit);
+      const inflated = snappyUncompress(bodyBytes(request), config.bodyLimit);
+      const bytes = Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength);
+      batch = groupRemoteWrite(bytes, who.creator, series) ?? groupDecoded(decodeWriteRequest(bytes), who.creator, series);
     } catch (err) {
       if (err instanceof PrometheusTooLarge) throw new HttpError(413, err.message);
       if (err instanceof PrometheusDecodeError) throw new BadRequest({ cause: 'Invalid input', reason: err.message, detail: [] });
       throw err;
     }
-    const grouped = groupSeries(decoded);
-    if (grouped.size === 0) return reply.code(202).send();
+    if (batch.resources.length === 0) return reply.code(202).send();
 
     if (engine.resources.findType(PROMETHEUS_RESOURCE_TYPE) === undefined) {
       enforce('create resource type', who);
@@ -105,43 +204,14 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
       }
     }
     const rt = engine.resources.getType(PROMETHEUS_RESOURCE_TYPE);
-
-    // Everything that can be refused is checked before anything is written.
-    const plans = [...grouped.values()].map((g) => {
-      const original = `${g.job}@${g.instance}`;
-      const given: Record<string, string> = { job: g.job, instance: g.instance };
-      const attrs: Record<string, AttributeValue> = {};
-      for (const def of rt.attributes) {
-        attrs[def.name] = Object.hasOwn(given, def.name) ? attributeValue(def, given[def.name], [def.name]) : null;
-        if (attrs[def.name] === null && def.required) throw new InvalidInput(`required key not provided @ data['${def.name}']`, [def.name]);
-      }
-      const rid = resourceUuid(original, who.creator);
-      for (const name of g.metrics.keys()) {
-        if (engine.resources.metricByName(rid, name) === undefined) engine.index.policyNameForMetric(name);
-      }
-      return { original, rid, attrs, metrics: g.metrics };
+    await writeCollectorBatch(engine, batch, {
+      type: rt.name,
+      creator: who.creator,
+      prepare: (slot) => attributesOf(rt, slot.given),
+      mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
+      mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
+      maxSeries: config.maxSeries,
     });
-
-    const batch = new Map<string, Series>();
-    for (const plan of plans) {
-      const metrics = await getOrCreateResourceMetrics(
-        engine,
-        {
-          type: rt.name,
-          id: plan.rid,
-          originalResourceId: plan.original,
-          creator: who.creator,
-          attrs: plan.attrs,
-          metricNames: [...plan.metrics.keys()],
-        },
-        (creator) => enforce('update resource', who, creatorTarget(creator)),
-      );
-      for (const [name, m] of metrics) {
-        enforce('post measures', who, creatorTarget(m.creator));
-        batch.set(m.id, plan.metrics.get(name)!);
-      }
-    }
-    await engine.addMeasures(batch);
     return reply.code(202).send();
   });
 }

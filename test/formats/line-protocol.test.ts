@@ -1,8 +1,46 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineProtocolError, parseLine, parseLines, timestampMicros, type FieldValue } from '../../formats/line-protocol.js';
+import {
+  FIELD_BOOLEAN,
+  FIELD_STRING,
+  LineProtocolError,
+  LineScanner,
+  NO_TIMESTAMP,
+  parseFieldKey,
+  parseLine,
+  parseSeries,
+  timestampMicros,
+  type FieldValue,
+  type Point,
+} from '../../formats/line-protocol.js';
 
 const tags = (t: Record<string, string>) => new Map(Object.entries(t));
 const fields = (f: Record<string, FieldValue>) => new Map(Object.entries(f));
+
+/** Lines parseLine refuses; the byte scanner must refuse them alike. */
+const MALFORMED: [string, string][] = [
+  ['no fields', 'cpu'],
+  ['no fields after tags', 'cpu,host=a'],
+  ['empty field list', 'cpu '],
+  ['field without value', 'cpu f='],
+  ['field without equals', 'cpu f'],
+  ['tag without value', 'cpu,host f=1'],
+  ['empty tag value', 'cpu,host= f=1'],
+  ['empty measurement', ',host=a f=1'],
+  ['bad number', 'cpu f=1.2.3'],
+  ['bad integer', 'cpu f=1.5i'],
+  ['integer overflow', 'cpu f=9223372036854775808i'],
+  ['negative unsigned', 'cpu f=-1u'],
+  ['unknown word', 'cpu f=yes'],
+  ['nan', 'cpu f=NaN'],
+  ['infinite float', 'cpu f=1e999'],
+  ['unterminated string', 'cpu f="abc'],
+  ['bad timestamp', 'cpu f=1 12a'],
+  ['trailing garbage', 'cpu f=1 12 13'],
+  ['two spaces', 'cpu  f=1'],
+  ['trailing comma', 'cpu f=1,'],
+  ['equals in measurement', 'c=pu f=1'],
+];
 
 describe('parseLine', () => {
   const cases: [string, string, Record<string, string>, Record<string, FieldValue>, bigint | null][] = [
@@ -47,54 +85,213 @@ describe('parseLine', () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
-  const bad: [string, string][] = [
-    ['no fields', 'cpu'],
-    ['no fields after tags', 'cpu,host=a'],
-    ['empty field list', 'cpu '],
-    ['field without value', 'cpu f='],
-    ['field without equals', 'cpu f'],
-    ['tag without value', 'cpu,host f=1'],
-    ['empty tag value', 'cpu,host= f=1'],
-    ['empty measurement', ',host=a f=1'],
-    ['bad number', 'cpu f=1.2.3'],
-    ['bad integer', 'cpu f=1.5i'],
-    ['integer overflow', 'cpu f=9223372036854775808i'],
-    ['negative unsigned', 'cpu f=-1u'],
-    ['unknown word', 'cpu f=yes'],
-    ['nan', 'cpu f=NaN'],
-    ['infinite float', 'cpu f=1e999'],
-    ['unterminated string', 'cpu f="abc'],
-    ['bad timestamp', 'cpu f=1 12a'],
-    ['trailing garbage', 'cpu f=1 12 13'],
-    ['two spaces', 'cpu  f=1'],
-    ['trailing comma', 'cpu f=1,'],
-    ['equals in measurement', 'c=pu f=1'],
-  ];
-  it.each(bad)('refuses %s', (_name, line) => {
+  it.each(MALFORMED)('refuses %s', (_name, line) => {
     expect(() => parseLine(line, 3)).toThrow(LineProtocolError);
     expect(() => parseLine(line, 3)).toThrow('Unable to parse line 3');
   });
 });
 
-describe('parseLines', () => {
-  it('skips blank and comment lines, accepts CRLF', () => {
-    const points = parseLines('\n# a comment\r\na f=1\r\n\nb f=2 3\n');
-    expect(points.map((p) => p.measurement)).toEqual(['a', 'b']);
-    expect(points[1]!.timestamp).toBe(3n);
+/** What a line says, as the byte scanner read it or as parseLine did: strings only as such. */
+interface Reading {
+  line: number;
+  measurement: string;
+  tags: Map<string, string>;
+  fields: Map<string, number | boolean | 'a string'>;
+  micros: number;
+}
+
+function fromPoint(p: Point, micros: number): Reading {
+  const fields = new Map([...p.fields].map(([k, v]): [string, number | boolean | 'a string'] => [k, typeof v === 'string' ? 'a string' : v]));
+  return { line: p.line, measurement: p.measurement, tags: p.tags, fields, micros };
+}
+
+/** Every line of a body through LineScanner, and whether each took the byte path. */
+function scanAll(body: Buffer | string, precision = 'ns'): { readings: Reading[]; fast: boolean[] } {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const scan = new LineScanner(bytes, precision);
+  const readings: Reading[] = [];
+  const fast: boolean[] = [];
+  while (scan.next()) {
+    fast.push(scan.point === null);
+    if (scan.point !== null) {
+      readings.push(fromPoint(scan.point, scan.micros));
+      continue;
+    }
+    const { measurement, tags } = parseSeries(bytes.toString('utf8', scan.seriesStart, scan.seriesEnd));
+    const fields = new Map<string, number | boolean | 'a string'>();
+    for (let i = 0; i < scan.fieldCount; i++) {
+      const key = parseFieldKey(bytes.toString('utf8', scan.keyStart[i], scan.keyEnd[i]));
+      const kind = scan.kind[i];
+      fields.set(key, kind === FIELD_STRING ? 'a string' : kind === FIELD_BOOLEAN ? scan.value[i] === 1 : scan.value[i]!);
+    }
+    readings.push({ line: scan.line, measurement, tags, fields, micros: scan.micros });
+  }
+  return { readings, fast };
+}
+
+/** The same line through parseLine and timestampMicros. */
+function reference(line: string, precision = 'ns'): Reading {
+  const p = parseLine(line);
+  return fromPoint(p, p.timestamp === null ? NO_TIMESTAMP : (timestampMicros(p.timestamp, precision) ?? Number.NaN));
+}
+
+/** The scanner's reading of one line, or the message it throws. */
+function outcome(read: () => Reading): Reading | string {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof LineProtocolError) return err.message;
+    throw err;
+  }
+}
+
+const PRECISIONS = ['ns', 'n', 'u', 'us', 'µ', 'µs', 'ms', 's', 'm', 'h'];
+
+describe('LineScanner', () => {
+  // Each line through the byte scanner and through parseLine: the same reading or the same error.
+  const lines: [string, string][] = [
+    ['a collector line', 'cpu,host=host-17,region=r3 usage=12.34 1700000000000000000'],
+    ['several fields and tags', 'cpu,host=a,cpu=cpu0,region=eu usage_user=1.5,usage_system=0.25,usage_idle=98.25 1700000000000000000'],
+    ['no timestamp', 'm f=1'],
+    ['trailing space', 'm f=1 '],
+    ['two trailing spaces', 'm f=1  '],
+    ['a tab after the timestamp', 'm f=1 5\t'],
+    ['a timestamp after two spaces', 'm f=1  5'],
+    ['integers', 'm a=43i,b=-43i,c=+7i,d=-0i,e=0i,f=007i'],
+    ['unsigned integers', 'm a=7u,b=0u,c=-0u'],
+    ['the largest integers', 'm a=9223372036854775807i,b=-9223372036854775808i,c=18446744073709551615u'],
+    ['15 and 16 digit integers', 'm a=999999999999999i,b=9999999999999999i'],
+    ['integer overflow', 'm a=9223372036854775808i'],
+    ['a negative unsigned', 'm a=-1u'],
+    ['an integer without digits', 'm a=i'],
+    ['a signed integer without digits', 'm a=-i'],
+    ['float forms', 'm a=-1.5e3,b=.5,c=+2.,d=1E-2,e=-0,f=-0.0,g=+.5e+3,h=0.1,i=1e22,j=1e23,k=123456789012345678'],
+    ['long mantissas', 'm a=0.30000000000000004,b=1.7976931348623157e308,c=5e-324,d=2.2250738585072014e-308'],
+    ['leading zeros', 'm a=000012.50,b=0.000001'],
+    ['a float out of range', 'm a=1e999'],
+    ['a float underflowing to zero', 'm a=1e-999'],
+    ['a lone dot', 'm a=.'],
+    ['a lone sign', 'm a=-'],
+    ['an exponent without digits', 'm a=1e'],
+    ['two dots', 'm a=1.2.3'],
+    ['hexadecimal', 'm a=0x10'],
+    ['NaN', 'm a=NaN'],
+    ['Infinity', 'm a=Infinity'],
+    ['booleans', 'm a=t,b=T,c=true,d=True,e=TRUE,f=f,g=F,h=false,i=False,j=FALSE'],
+    ['not booleans', 'm a=tRUE'],
+    ['a boolean-looking integer', 'm a=ti'],
+    ['quoted strings', 'm s="a \\"b\\" c, d=e",f=1,g="",h="\\\\" 2'],
+    ['a string with a space and equals', 'm s="x=1 y=2" 3'],
+    ['an unterminated string', 'm s="abc'],
+    ['a string ending in a backslash', 'm s="abc\\'],
+    ['garbage after a string', 'm s="a"b'],
+    ['escaped measurement', 'my\\ cpu\\,x,t=1 f=1'],
+    ['escaped tag key and value', 'm,ta\\=g=va\\ l\\,ue f=1'],
+    ['escaped field key', 'm fi\\ eld=1,a\\,b=2,c\\=d=3'],
+    ['escaped backslash', 'm,t=a\\\\ f=1'],
+    ['other backslashes', 'm,t=a\\b f=1'],
+    ['a trailing backslash in a tag', 'm,t=a\\'],
+    ['quoted measurement and tag', '"my m",t="x y" f=1'],
+    ['an empty quoted measurement', '"" f=1'],
+    ['a quoted field key', 'm "a b"=1,"c"=2'],
+    ['quote inside a token', 'm,t=a"b f=1'],
+    ['a repeated tag', 'm,a=1,a=2 f=1'],
+    ['a repeated field', 'm f=1,f=2'],
+    ['a field given as a number then a string', 'm f=1,f="x"'],
+    ['a field spelled two ways', 'm f=1,"f"=2'],
+    ['unicode', 'mésure,hôte=été champ=1 2'],
+    ['__proto__', 'm,__proto__=x __proto__=1'],
+    ['empty tag key', 'cpu,=a f=1'],
+    ['a leading space', ' cpu f=1'],
+    ['two spaces before fields', 'cpu  f=1'],
+    ['signed timestamps', 'cpu f=1 +5'],
+    ['negative timestamp', 'cpu f=1 -5'],
+    ['negative zero timestamp', 'cpu f=1 -0'],
+    ['a lone sign for a timestamp', 'cpu f=1 -'],
+    ['a short timestamp', 'cpu f=1 999'],
+    ['the largest timestamps', 'cpu f=1 9007199254740991999'],
+    ['a timestamp past 2^53 microseconds', 'cpu f=1 9007199254740992000'],
+    ['a long timestamp', 'cpu f=1 99999999999999999999999999'],
+    ['a timestamp with leading zeros', 'cpu f=1 0001700000000000000000'],
+
+    ...MALFORMED,
+  ];
+  it.each(lines)('reads %s as parseLine does, in every precision', (_name, line) => {
+    for (const precision of PRECISIONS) {
+      const scanned = outcome(() => scanAll(line, precision).readings[0]!);
+      expect(scanned, precision).toEqual(outcome(() => reference(line, precision)));
+    }
   });
 
-  it('reports the 1-based number of the bad line', () => {
-    expect(() => parseLines('a f=1\n\nbad line')).toThrow('Unable to parse line 3');
+  it.each([
+    'cpu,host=host-17,region=r3 usage=12.34 1700000000000000000',
+    'm,t=a\\ b a=1i,b=t,c="s",d=-1.5e3',
+    '"q m","k"="v" "f"=1',
+    'mésure,hôte=été champ=1',
+  ])('reads %j from its bytes', (line) => {
+    expect(scanAll(line).fast).toEqual([true]);
   });
 
-  it('decodes UTF-8 bytes and refuses invalid ones with the line number', () => {
-    expect(parseLines(Buffer.from('é f=1'))[0]!.measurement).toBe('é');
-    const bytes = Buffer.concat([Buffer.from('a f=1\nb'), Buffer.from([0xff]), Buffer.from(' f=1')]);
-    expect(() => parseLines(bytes)).toThrow('Unable to parse line 2');
+  it('agrees with parseLine on any line of tricky characters', () => {
+    const chars = ['a', 'b', '=', ',', ' ', '\\', '"', '1', '0', '.', 'e', '-', '+', 'i', 'u', 't', 'F', '#', 'é', '\t', '\u00a0'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...chars), { maxLength: 24 }), fc.constantFrom(...PRECISIONS), (parts, precision) => {
+        const line = parts.join('');
+        // Lines parseLine is never given: blank ones and comments are skipped before it.
+        fc.pre(line.trim() !== '' && !line.startsWith('#'));
+        expect(outcome(() => scanAll(line, precision).readings[0]!)).toEqual(outcome(() => reference(line, precision)));
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
   });
 
-  it('answers nothing for an empty body', () => {
-    expect(parseLines('')).toEqual([]);
+  it('values every float as Number() does', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: 0, max: 20 }), (x, digits) => {
+        for (const text of [String(x), x.toFixed(Math.min(digits, 20)), x.toExponential(digits), x.toPrecision(digits + 1)]) {
+          if (!/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) || !Number.isFinite(Number(text))) continue;
+          expect(Object.is(scanAll(`m f=${text}`).readings[0]!.fields.get('f'), Number(text)), text).toBe(true);
+        }
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+  });
+
+  it('skips blank and comment lines, accepts CRLF, and counts lines from 1', () => {
+    const { readings } = scanAll('\n# a comment\r\na f=1\r\n \t\n\u00a0\u3000\nb f=2 3\n\r\n');
+    expect(readings.map((r) => [r.line, r.measurement])).toEqual([
+      [3, 'a'],
+      [6, 'b'],
+    ]);
+    expect(readings[1]!.micros).toBe(0);
+  });
+
+  it('parses a line indented before its comment sign, and refuses it', () => {
+    expect(() => scanAll('a f=1\n  # not a comment')).toThrow('Unable to parse line 2');
+  });
+
+  it('drops a byte order mark at the start of the body only', () => {
+    expect(scanAll('\ufeffa f=1').readings[0]!.measurement).toBe('a');
+    expect(scanAll('a f=1\n\ufeffb f=1').readings[1]!.measurement).toBe('\ufeffb');
+  });
+
+  it('reports the 1-based number of the first bad line', () => {
+    expect(() => scanAll('a f=1\n\nbad line\nbad again')).toThrow('Unable to parse line 3');
+  });
+
+  it('refuses invalid UTF-8 with the number of its line, before any other error', () => {
+    const bytes = Buffer.concat([Buffer.from('bad line\na f=1\nb'), Buffer.from([0xff]), Buffer.from(' f=1')]);
+    expect(() => scanAll(bytes)).toThrow('Unable to parse line 3');
+    // An encoded surrogate is not UTF-8 either.
+    expect(() => scanAll(Buffer.from([0x61, 0x20, 0x66, 0x3d, 0x31, 0x0a, 0xed, 0xa0, 0x80]))).toThrow('Unable to parse line 2');
+  });
+
+  it('reads nothing from an empty body', () => {
+    expect(scanAll('').readings).toEqual([]);
+  });
+
+  it('refuses an unknown precision', () => {
+    expect(() => new LineScanner(Buffer.from('a f=1'), 'd')).toThrow('Invalid precision d');
   });
 });
 

@@ -76,6 +76,51 @@ describe('prometheus remote write', () => {
     expect(Object.keys(r.body.metrics).sort()).toEqual(['a', 'b']);
   });
 
+  it('keeps writing to the metrics it found, and to those that replace deleted ones', async () => {
+    const up = (ms: number, v: number) => request(series({ __name__: 'up', job: 'j', instance: 'i' }, [[ms, v]]), series({ __name__: 'down', job: 'j', instance: 'i' }, [[ms, -v]]));
+    for (let k = 1; k <= 3; k++) expect((await post(up(1000 * k, k))).status).toBe(202);
+    const r = await json(t.app, 'GET', '/v1/resource/prometheus/j@i');
+    expect((await readMeasures(t.app, r.body.metrics.up)).body.map((p: [string, number, number]) => p[2])).toEqual([1, 2, 3]);
+    expect((await json(t.app, 'DELETE', `/v1/metric/${r.body.metrics.up}`)).status).toBe(204);
+    expect((await post(up(4000, 4))).status).toBe(202);
+    const again = await json(t.app, 'GET', '/v1/resource/prometheus/j@i');
+    expect(again.body.metrics.up).not.toBe(r.body.metrics.up);
+    expect((await readMeasures(t.app, again.body.metrics.up)).body.map((p: [string, number, number]) => p[2])).toEqual([4]);
+    expect((await readMeasures(t.app, again.body.metrics.down)).body.map((p: [string, number, number]) => p[2])).toEqual([-1, -2, -3, -4]);
+  });
+
+  it('stores a request it reads through protobufjs (an unknown field) as any other', async () => {
+    const plain = encodeWriteRequest({ timeseries: [series({ __name__: 'x', job: 'j', instance: 'i' }, [[1000, 7]])] });
+    // Field 15 of WriteRequest, a varint: unknown, skipped.
+    const body = compress(Uint8Array.from([...plain, 0x78, 0x01]));
+    expect((await post(body)).status).toBe(202);
+    const r = await json(t.app, 'GET', '/v1/resource/prometheus/j@i');
+    expect((await readMeasures(t.app, r.body.metrics.x)).body).toEqual([['1970-01-01T00:00:01+00:00', 1.0, 7.0]]);
+  });
+
+  it('refuses a label that is not UTF-8 as protobufjs does, before a series without __name__', async () => {
+    const bytes = Buffer.from(encodeWriteRequest({ timeseries: [series({ job: 'j' }, [[1, 1]]), series({ __name__: 'a', job: 'éé' }, [[1, 1]])] }));
+    bytes[bytes.indexOf(Buffer.from('éé'))] = 0xff;
+    const res = await post(compress(bytes));
+    expect(res.status).toBe(400);
+    expect(res.body.description).toEqual({ cause: 'Invalid input', reason: 'Unable to decode WriteRequest: The encoded data was not valid for encoding utf-8', detail: [] });
+  });
+
+  it('refuses the new series past --max-series, storing the rest', async () => {
+    await t.close();
+    t = await startTestApp({ maxSeries: 2 });
+    await createPolicy(t.app, { name: 'space', definition: [{ granularity: '1 second', points: 100000 }] });
+    await json(t.app, 'POST', '/v1/archive_policy_rule', { name: 'all', metric_pattern: '*', archive_policy_name: 'space' });
+    expect((await post(request(series({ __name__: 'a', job: 'j', instance: 'i' }, [[1000, 1]])))).status).toBe(202);
+    const res = await post(request(series({ __name__: 'a', job: 'j', instance: 'i' }, [[2000, 2]]), series({ __name__: 'b', job: 'j', instance: 'i' }, [[2000, 2]]), series({ __name__: 'c', job: 'k', instance: 'i' }, [[2000, 2], [3000, 3]])));
+    expect(res.status).toBe(400);
+    expect(res.body.description).toBe('partial write: max-series limit exceeded: (2) dropped=2 (the measures of 1 new series past --max-series)');
+    const r = await json(t.app, 'GET', '/v1/resource/prometheus/j@i');
+    expect(Object.keys(r.body.metrics).sort()).toEqual(['a', 'b']);
+    expect((await readMeasures(t.app, r.body.metrics.a)).body.map((p: [string, number, number]) => p[2])).toEqual([1, 2]);
+    expect((await json(t.app, 'GET', '/v1/resource/prometheus/k@i')).status).toBe(404);
+  });
+
   it('accepts an empty request', async () => {
     expect((await post(request())).status).toBe(202);
   });

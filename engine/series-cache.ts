@@ -1,0 +1,261 @@
+/**
+ * What the collector protocols remember between writes: each series as a
+ * collector names it (the raw bytes of a line protocol series part, the
+ * encoded labels of a remote write time series) and what it maps to (its
+ * resource, metric names and, once resolved, metric records), so that a
+ * series seen before costs a map lookup instead of parsing, sorting tags,
+ * building names and reading the index. Entries live in scopes, one per
+ * way of naming (protocol, resource type, creator, resource tag): the same
+ * bytes map elsewhere in another scope.
+ *
+ * Bounded by a number of entries, as the index's record cache: once full it
+ * takes no more (a fixed subset serves as many hits as any eviction would
+ * for series sent in turn, more than it holds, without promoting garbage to
+ * the old generation), and starts over after many misses, to follow a set
+ * of series that changed. Nothing here is trusted as it stands: a metric
+ * record found through it is checked against the index on every write
+ * (see engine/collector.ts).
+ */
+import { FormatError } from '../formats/errors.js';
+import type { MetricRecord } from './index.js';
+import { resourceUuid } from './resource-id.js';
+
+/**
+ * Entries remembered at most: a series, a resource or a metric, ~400 bytes
+ * each on average (a line protocol series of one field and its metric take
+ * ~800), so at most ~100 MB.
+ */
+export const SERIES_CACHE_SIZE = 250_000;
+/** Misses of a full cache, per entry it holds, after which it starts over. */
+const RENEWAL_MISSES = 10;
+/** Generation of a scope the cache did not take. */
+const DETACHED = -1;
+
+/** The maps of one scope (`T`, an object of Maps the caller defines) and the generation that made it. */
+export class SeriesScope<T> {
+  constructor(
+    readonly maps: T,
+    readonly generation: number,
+  ) {}
+}
+
+export class SeriesCache {
+  private scopes = new Map<string, SeriesScope<unknown>>();
+  private size = 0;
+  private generation = 0;
+  private missesWhenFull = 0;
+
+  constructor(private readonly capacity = SERIES_CACHE_SIZE) {}
+
+  /**
+   * The scope of that name (counted as an entry when new), made by `create`
+   * the first time: scope names must tell apart callers whose maps differ.
+   * A caller keeps the scope it got for the whole of a write, so that what
+   * it finds in one map agrees with the others even if the cache starts
+   * over meanwhile.
+   */
+  scope<T>(name: string, create: () => T): SeriesScope<T> {
+    let scope = this.scopes.get(name) as SeriesScope<T> | undefined;
+    if (scope === undefined) {
+      const admitted = this.admit();
+      scope = new SeriesScope(create(), admitted ? this.generation : DETACHED);
+      if (admitted) this.scopes.set(name, scope);
+    }
+    return scope;
+  }
+
+  /**
+   * Whether an entry found missing from `scope` may be put in it (then
+   * counted); false when the cache is full. A scope that is not in the
+   * cache (dropped by a renewal since the caller got it, or never admitted)
+   * takes entries without counting: it is garbage once its caller is done.
+   */
+  room(scope: SeriesScope<unknown>): boolean {
+    return scope.generation !== this.generation || this.admit();
+  }
+
+  /** Whether one more entry fits; counts a miss when it does not, starting over after enough. */
+  private admit(): boolean {
+    if (this.size < this.capacity) {
+      this.size++;
+      return true;
+    }
+    if (++this.missesWhenFull >= RENEWAL_MISSES * this.capacity) {
+      this.scopes = new Map();
+      this.size = 0;
+      this.missesWhenFull = 0;
+      this.generation++;
+    }
+    return false;
+  }
+}
+
+/** A resource as a collector names it, remembered across writes. */
+export class ResourceSlot {
+  /** The batch that last counted it, and its index there. */
+  stamp = 0;
+  index = 0;
+  /** Creator of the stored resource once a write found it (a resource's creator never changes). */
+  creator: string | undefined = undefined;
+
+  constructor(
+    /** What a write groups points by: the resource name (remote write: job and instance). */
+    readonly key: string,
+    readonly original: string,
+    /** The stored id, or the error naming why `original` cannot be one (thrown when a write gets to it). */
+    readonly id: string | Error,
+    /** Attribute values the collector gives (remote write: job and instance), checked when a write prepares the resource. */
+    readonly given: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+/**
+ * The slot of the resource a collector names `original` (grouped by `key`),
+ * its id derived for `creator` as Gnocchi derives it.
+ */
+export function namedResource(key: string, original: string, creator: string, given: Readonly<Record<string, string>> = {}): ResourceSlot {
+  let id: string | Error;
+  try {
+    id = resourceUuid(original, creator);
+  } catch (err) {
+    if (!(err instanceof FormatError)) throw err;
+    id = err;
+  }
+  return new ResourceSlot(key, original, id, given);
+}
+
+/** A metric of a ResourceSlot, remembered across writes. */
+export class MetricSlot {
+  stamp = 0;
+  index = 0;
+  /**
+   * The record the metric resolved to. Trusted only while the index still
+   * hands out this very object: it replaces a record whenever the record
+   * changes (deleted, detached, moved), so a hit needs no resource read.
+   */
+  record: MetricRecord | undefined = undefined;
+  constructor(
+    readonly resource: ResourceSlot,
+    readonly name: string,
+  ) {}
+}
+
+/** The maps a collector protocol keeps in a scope of the series cache: its series by how they are written, and their slots. */
+export interface CollectorMaps<S> {
+  series: ByteMap<S>;
+  resources: Map<string, ResourceSlot>;
+  metrics: Map<string, MetricSlot>;
+}
+
+/**
+ * One write's view of a scope of the series cache: series `S` by how they
+ * are written, and the one slot of each resource key and metric identity
+ * (the cache's while it has room, else the write's own, so that a batch
+ * still sees one object per resource and metric).
+ */
+export class CollectorScope<S> {
+  private readonly scope: SeriesScope<CollectorMaps<S>>;
+  private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), metrics: new Map() };
+
+  constructor(
+    private readonly cache: SeriesCache,
+    name: string,
+  ) {
+    this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), metrics: new Map() }));
+  }
+
+  /** The series written as bytes [start, end), whose hashBytes is `hash`. */
+  series(bytes: Uint8Array, start: number, end: number, hash: number): S | undefined {
+    return this.scope.maps.series.get(bytes, start, end, hash);
+  }
+
+  /** Remembers a series if the cache has room (one not remembered is built again on its next line). */
+  rememberSeries(bytes: Uint8Array, start: number, end: number, hash: number, series: S): void {
+    if (this.cache.room(this.scope)) this.scope.maps.series.add(bytes, start, end, hash, series);
+  }
+
+  resource(key: string, create: () => ResourceSlot): ResourceSlot {
+    const { resources } = this.scope.maps;
+    let slot = resources.get(key) ?? this.own.resources.get(key);
+    if (slot === undefined) {
+      slot = create();
+      (this.cache.room(this.scope) ? resources : this.own.resources).set(key, slot);
+    }
+    return slot;
+  }
+
+  metric(resource: ResourceSlot, name: string): MetricSlot {
+    const { metrics } = this.scope.maps;
+    const identity = `${resource.key}\u0000${name}`;
+    let slot = metrics.get(identity) ?? this.own.metrics.get(identity);
+    if (slot === undefined) {
+      slot = new MetricSlot(resource, name);
+      (this.cache.room(this.scope) ? metrics : this.own.metrics).set(identity, slot);
+    }
+    return slot;
+  }
+}
+
+/** FNV-1a of bytes [start, end) (ByteMap's hash). */
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h;
+}
+
+/**
+ * A map keyed by byte strings, looked up by a range of a buffer: no string
+ * is made of a key to find it (a series is looked up per line, and most are
+ * known). Open addressing over a table of entry numbers; keys are kept as
+ * Latin-1 strings (one byte per character) to compare with.
+ */
+export class ByteMap<V> {
+  private keys: string[] = [];
+  private hashes: number[] = [];
+  private values: V[] = [];
+  /** Entry number + 1 per slot, 0 when empty; a power of two long, at most half full. */
+  private table = new Int32Array(64);
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The value of key [start, end) of `bytes`, whose hashBytes is `hash`. */
+  get(bytes: Uint8Array, start: number, end: number, hash: number): V | undefined {
+    const { table, keys, hashes } = this;
+    const mask = table.length - 1;
+    const length = end - start;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = table[i]! - 1;
+      if (entry === -1) return undefined;
+      if (hashes[entry] !== hash) continue;
+      const key = keys[entry]!;
+      if (key.length !== length) continue;
+      let j = 0;
+      while (j < length && key.charCodeAt(j) === bytes[start + j]) j++;
+      if (j === length) return this.values[entry];
+    }
+  }
+
+  /** Adds key [start, end) of `bytes` (known to be missing). */
+  add(bytes: Uint8Array, start: number, end: number, hash: number, value: V): void {
+    if (2 * (this.keys.length + 1) > this.table.length) this.rehash(2 * this.table.length);
+    this.keys.push(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
+    this.hashes.push(hash);
+    this.values.push(value);
+    this.place(this.keys.length - 1);
+  }
+
+  private place(entry: number): void {
+    const { table } = this;
+    const mask = table.length - 1;
+    let i = this.hashes[entry]! & mask;
+    while (table[i] !== 0) i = (i + 1) & mask;
+    table[i] = entry + 1;
+  }
+
+  private rehash(size: number): void {
+    this.table = new Int32Array(size);
+    for (let entry = 0; entry < this.keys.length; entry++) this.place(entry);
+  }
+}

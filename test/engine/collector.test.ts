@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { CollectorBatch } from '../../engine/collector.js';
+import { MetricSlot, ResourceSlot } from '../../engine/series-cache.js';
+
+const resource = (key: string) => new ResourceSlot(key, key, key);
+
+describe('CollectorBatch', () => {
+  it('lays out the points of each metric in the order added, resources and metrics in order of first appearance', () => {
+    const [a, b] = [resource('a'), resource('b')];
+    const [b1, a1, a2] = [new MetricSlot(b, 'b1'), new MetricSlot(a, 'a1'), new MetricSlot(a, 'a2')];
+    // Fewer points expected than added: the arrays grow.
+    const batch = new CollectorBatch(1);
+    batch.resource(a);
+    const points: [MetricSlot, number][] = [[b1, 1], [a1, 2], [b1, 3], [a2, 4], [a1, 5], ...Array.from({ length: 40 }, (_, i): [MetricSlot, number] => [a2, 10 + i])];
+    for (const [slot, v] of points) batch.add(batch.metric(slot), v * 1000, v);
+    expect(batch.resources).toEqual([a, b]);
+    expect(batch.metrics).toEqual([b1, a1, a2]);
+    const { start, order } = batch.metricsByResource();
+    expect([...start]).toEqual([0, 2, 3]);
+    expect([...order]).toEqual([1, 2, 0]);
+    const series = batch.series();
+    expect(series.map((s) => [...s.values])).toEqual([[1, 3], [2, 5], [4, ...Array.from({ length: 40 }, (_, i) => 10 + i)]]);
+    expect(series.map((s) => [...s.timestamps])).toEqual(series.map((s) => [...s.values].map((v) => v * 1000)));
+  });
+
+  it('keeps the points of a metric added since it was restarted (the last remote write series of a name)', () => {
+    const r = resource('r');
+    const [m, n] = [new MetricSlot(r, 'm'), new MetricSlot(r, 'n')];
+    const batch = new CollectorBatch(8);
+    batch.add(batch.metric(m), 1, 1);
+    batch.add(batch.metric(n), 2, 2);
+    batch.restart(batch.metric(m));
+    batch.add(batch.metric(m), 3, 3);
+    batch.restart(batch.metric(n));
+    expect(batch.series().map((s) => [...s.values])).toEqual([[3], []]);
+  });
+
+  it('counts a slot again in a new batch', () => {
+    const r = resource('r');
+    const m = new MetricSlot(r, 'm');
+    const first = new CollectorBatch(4);
+    first.add(first.metric(m), 1, 1);
+    const second = new CollectorBatch(4);
+    second.resource(resource('other'));
+    expect(second.metric(m)).toBe(0);
+    expect(second.resources).toEqual([second.resources[0], r]);
+  });
+});
