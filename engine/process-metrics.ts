@@ -171,6 +171,9 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
     if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
       return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
     }
+    // Settling shrinks a state many times over. LMDB merges a page only when
+    // a removal leaves it under a quarter full; a smaller value put in place
+    // leaves its page as sparse as it became: so remove, then put.
     writes.remove(storage.states, metricId);
     return done({ ...state, granularities: settled, lastSeq });
   }
