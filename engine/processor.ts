@@ -490,6 +490,9 @@ export class Processor {
       if (settle === undefined) this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds, failed });
       else if (!failed) this.options.activity?.settleDone(jobs.length, seconds);
     };
+    // Metrics are kept for settling only when settling is on: a kept one
+    // keeps rounds coming, and drained() waiting, for a settle never due.
+    const settling = (this.options.settleAfterMs ?? 0) > 0;
     const work = this.options.runner(jobs, lease).then(
       (results) => {
         committed();
@@ -497,7 +500,7 @@ export class Processor {
         const now = performance.now();
         for (const r of results) {
           this.unsettled.delete(r.metricId);
-          if (r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
+          if (settling && r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
           const refs = this.pending.get(r.metricId);
           if (refs === undefined) continue;
           // Records pushed while the job ran come after r.lastSeq and stay.

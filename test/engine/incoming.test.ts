@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { Processor } from '../../engine/processor.js';
+import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { copyIncomingSlice, encodeIncomingBatch, incomingEntries } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
@@ -129,6 +129,21 @@ describe('the processor', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 20_000);
+
+  it('drains with settling off, however many loose rows its batches leave', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['count'] });
+      const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+      await engine.addMeasures(new Map([[m.id, series(Array.from({ length: 2 * SETTLE_LEAST_ROWS }, (_, i) => [i, 1] as [number, number]))]]));
+      await engine.processor.drained();
+      expect(engine.processor.backlog(false)).toMatchObject({ metrics: 0, measures: 0 });
+    } finally {
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 
   it('retries a failed batch after the interval, not in a tight loop', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
