@@ -107,6 +107,7 @@ export class Processor {
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
+  /** The shards whose leases this processor holds. */
   private readonly held = new Map<Shard, HeldShard>();
   /** Metrics worth settling, by when their last batch finished, oldest first. */
   private readonly unsettled = new Map<string, number>();
