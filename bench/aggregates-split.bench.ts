@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inlineAggregatesRunner, workerAggregatesRunner } from '../engine/aggregates/runner.js';
-import { runAggregatesTask, type AggregatesTask, type SeriesRef } from '../engine/aggregates/task.js';
+import type { AggregatesTask, SeriesRef } from '../engine/aggregates/task.js';
 import { cutInTime, joinResults } from './aggregates-time-split.js';
 import { Engine } from '../engine/engine.js';
 import { parseOperations } from '../formats/operations.js';
@@ -35,7 +35,15 @@ export async function run(rounds = 15): Promise<void> {
     if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
     return (res.body === '' ? {} : res.json()) as { id: string };
   };
-  const inline = inlineAggregatesRunner(engine.storage);
+  const inline = inlineAggregatesRunner(engine.drivers.series);
+  const cut = async (task: AggregatesTask) => {
+    const snapshot = await engine.loadSeries(task.refs.map((r) => r.metricId));
+    try {
+      return cutInTime(snapshot, task);
+    } finally {
+      snapshot.release();
+    }
+  };
   const pool = workerAggregatesRunner(dataDir, 2);
   const rows: Record<string, unknown>[] = [];
   try {
@@ -67,7 +75,7 @@ export async function run(rounds = 15): Promise<void> {
         neededOverlap: 100,
         fill: 'dropna',
       };
-      const cuttable = cutInTime(engine.storage, task) !== undefined;
+      const cuttable = (await cut(task)) !== undefined;
       const variants: [string, () => Promise<unknown>][] = [
         ['inline', () => inline.run(task)],
         ['1 worker', () => pool.run(task)],
@@ -75,11 +83,11 @@ export async function run(rounds = 15): Promise<void> {
       // The cut is planned on every run: its cost (open splits read on the calling thread) counts.
       if (cuttable) {
         variants.push(['2 workers, cut', async () => {
-          const [a, b] = await Promise.all(cutInTime(engine.storage, task)!.map((h) => pool.run(h)));
+          const [a, b] = await Promise.all((await cut(task))!.map((h) => pool.run(h)));
           return joinResults(a!, b!);
         }]);
       }
-      runAggregatesTask(engine.storage, task);
+      await inline.run(task);
       const times = new Map(variants.map(([name]) => [name, [] as number[]]));
       for (let r = 0; r < rounds + 2; r++) {
         for (const [name, f] of variants) {

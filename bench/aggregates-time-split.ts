@@ -10,10 +10,10 @@
  */
 import type { AggregatesResult, Fill } from '../engine/aggregates/align.js';
 import type { AggregatesTask, SeriesRef } from '../engine/aggregates/task.js';
+import type { SeriesSnapshot } from '../engine/drivers/types.js';
 import { openSplitOf } from '../engine/metric-state.js';
 import { readOpenSplit } from '../engine/state-chunks.js';
 import { splitKeyOf } from '../engine/split.js';
-import type { Storage } from '../engine/storage.js';
 import type { OperationNode } from '../formats/operations-nodes.js';
 
 /** Whether every output row of `node` is computed from the input row at its timestamp alone. */
@@ -45,13 +45,14 @@ function rowLocalFill(fill: Fill | undefined): boolean {
  * point of its open split, when that split is in the read's key range and
  * holds one; undefined otherwise (finding it would mean decoding splits).
  */
-function newestOf(storage: Storage, ref: SeriesRef, granularity: number, endKey: number): { newest: number; openKey: number } | undefined {
+function newestOf(snapshot: SeriesSnapshot, ref: SeriesRef, granularity: number, endKey: number): { newest: number; openKey: number } | undefined {
   const column = ref.policy.aggregationMethods.indexOf(ref.aggregation);
-  const state = storage.states.get(ref.metricId);
+  const state = snapshot.state(ref.metricId);
   if (column < 0 || state === undefined) return undefined;
-  const open = openSplitOf(state, granularity);
+  // Its inline rows are read after the chunks: copied out of the snapshot's bytes first.
+  const open = openSplitOf(Buffer.from(state), granularity);
   if (open === null || open.key >= endKey) return undefined;
-  const { timestamps, present: masks } = readOpenSplit(storage, ref.metricId, granularity, open, column);
+  const { timestamps, present: masks } = readOpenSplit(snapshot, ref.metricId, granularity, open, column);
   const present = masks[column];
   for (let i = timestamps.length - 1; i >= 0; i--) {
     if (present === null || present === undefined || present[i] === 1) return { newest: timestamps[i]!, openKey: open.key };
@@ -63,7 +64,7 @@ function newestOf(storage: Storage, ref: SeriesRef, granularity: number, endKey:
  * The task as two tasks over `[start, cut)` and `[cut, stop)`, or undefined
  * when it cannot be cut exactly or has a single split to read.
  */
-export function cutInTime(storage: Storage, task: AggregatesTask): [AggregatesTask, AggregatesTask] | undefined {
+export function cutInTime(snapshot: SeriesSnapshot, task: AggregatesTask): [AggregatesTask, AggregatesTask] | undefined {
   if (task.granularities.length !== 1 || task.resample !== undefined || task.refs.length === 0) return undefined;
   if (!rowLocalFill(task.fill) || !rowLocal(task.operations)) return undefined;
   const granularity = task.granularities[0]!;
@@ -74,13 +75,13 @@ export function cutInTime(storage: Storage, task: AggregatesTask): [AggregatesTa
   const newest: number[] = [];
   let openKey = -Infinity;
   for (const ref of task.refs) {
-    const found = newestOf(storage, ref, granularity, endKey);
+    const found = newestOf(snapshot, ref, granularity, endKey);
     if (found === undefined) return undefined;
     newest.push(found.newest);
     openKey = Math.max(openKey, found.openKey);
   }
   const first = task.refs[0]!.metricId;
-  const keys = [...storage.splits.getKeys({ start: [first, granularity, startKey], end: [first, granularity, endKey] })]
+  const keys = [...snapshot.splitKeys({ metricId: first, granularity, start: startKey, end: endKey })]
     .map((k) => k[2])
     .filter((k) => k < openKey);
   keys.push(openKey);

@@ -30,7 +30,9 @@ import { indexedTypes, valueIndexKeys } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
 import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
-import type { SplitKeyTuple, StateChunkKey, Storage } from './storage.js';
+import { lmdbSnapshot } from './drivers/lmdb/series.js';
+import type { SeriesSnapshot, SplitKeyTuple, StateChunkKey } from './drivers/types.js';
+import type { Storage } from './storage.js';
 
 export type FaultKind =
   | 'split-corrupt'
@@ -104,11 +106,15 @@ class Checker {
   private readonly expected = new Map<string, number>();
   private lastMetricId: string | undefined;
   private lastMetric: { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
+  /** The series records as processing and reads see them. */
+  private readonly series: SeriesSnapshot;
 
   constructor(
     private readonly storage: Storage,
     private readonly task: ProgressTask,
-  ) {}
+  ) {
+    this.series = lmdbSnapshot(storage);
+  }
 
   fault(kind: FaultKind, db: string, key: unknown, reason: string): void {
     this.faultCount++;
@@ -285,7 +291,7 @@ class Checker {
       this.fault('state-mismatch', 'metric_state', metricId, `the tail counts ${state.tailFrozen} chunks, ${chunks.length} are stored`);
       return;
     }
-    const { timestamps } = readTail(this.storage, metricId, state).tail;
+    const { timestamps } = readTail(this.series, metricId, state).tail;
     for (let i = 1; i < timestamps.length; i++) {
       if (timestamps[i]! < timestamps[i - 1]!) {
         this.fault('state-mismatch', 'metric_state', metricId, `tail point ${i} at ${timestamps[i]} comes before point ${i - 1}`);
@@ -307,7 +313,7 @@ class Checker {
       this.fault('state-mismatch', 'metric_state', metricId, `${where}: counts ${open.frozen} chunks, ${chunks.length} are stored`);
       return;
     }
-    const rows = rowsProblem(readOpenSplit(this.storage, metricId, granularity, open).timestamps, open.key, granularity);
+    const rows = rowsProblem(readOpenSplit(this.series, metricId, granularity, open).timestamps, open.key, granularity);
     if (rows !== null) this.fault('state-mismatch', 'metric_state', metricId, `${where}: ${rows}`);
   }
 

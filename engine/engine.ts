@@ -1,6 +1,8 @@
 /**
- * The engine facade the server talks to: storage, index, incoming store and
- * processor wired together, plus the operations that span them.
+ * The engine facade the server talks to: storage, index, the drivers of
+ * measures and aggregates, and the processor wired together, plus the
+ * operations that span them. In the embedded mode every driver is LMDB's,
+ * in the same environment as the index.
  */
 import { statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -17,6 +19,8 @@ import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-me
 import { ReadCache, readKey } from './read-cache.js';
 import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
+import { lmdbDrivers } from './drivers/lmdb/drivers.js';
+import type { Drivers, IncomingLog, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -95,8 +99,22 @@ function withPoints(batches: Map<string, Series>): Map<string, Series> {
   return batches;
 }
 
+/** The series of a push by shard: `batches` itself when there is one shard (no copy). */
+function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard, Map<string, Series>> {
+  if (incoming.shards === 1) return new Map([[0, batches]]);
+  const shards = new Map<Shard, Map<string, Series>>();
+  for (const [id, series] of batches) {
+    const shard = incoming.shardOf(id);
+    let part = shards.get(shard);
+    if (part === undefined) shards.set(shard, (part = new Map()));
+    part.set(id, series);
+  }
+  return shards;
+}
+
 export class Engine {
   readonly storage: Storage;
+  readonly drivers: Drivers;
   readonly index: Index;
   readonly processor: Processor;
   readonly resources: ResourceIndex;
@@ -104,19 +122,11 @@ export class Engine {
   readonly decodedSplits: DecodedSplitCache;
   readonly activity = new Activity();
   private readonly pool: WorkerRunner | undefined;
-  /** The key of the newest incoming record. */
-  private seq = 0;
-  /** Record keys up to this are reserved in meta `incomingSeq` (see reserveSeq). */
-  private reservedSeq = 0;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
     upgradeIncoming(this.storage, options.progress);
-    // Record keys must grow across restarts: a repeated key would overwrite
-    // acknowledged measures, and a smaller one would read as consumed by
-    // states whose lastSeq is above it (even once its records are deleted).
-    this.seq = Math.max(Number(this.storage.meta.get('incomingSeq') ?? 0), ...this.storage.incomingBatches.getKeys({ reverse: true, limit: 1 }));
-    this.reserveSeq(true);
+    this.drivers = lmdbDrivers(this.storage);
     this.readCache = new ReadCache(options.readCacheSize ?? 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
     this.index = new Index(this.storage, () => this.readCache.clear());
@@ -126,10 +136,10 @@ export class Engine {
       this.pool = createWorkerRunner(options.dataDir, options.workers, options.processingNice ?? 0);
       runner = this.pool.run;
     } else {
-      runner = inlineRunner(this.storage);
+      runner = inlineRunner(this.drivers);
     }
     this.processor = new Processor({
-      storage: this.storage,
+      drivers: this.drivers,
       index: this.index,
       runner,
       parallelism: Math.max(1, options.workers),
@@ -151,6 +161,7 @@ export class Engine {
       ]);
       await engine.storage.meta.put('seeded', true);
     }
+    await engine.processor.open();
     engine.processor.start();
     return engine;
   }
@@ -165,7 +176,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    await this.processor.stop();
+    await this.processor.close();
     await this.pool?.destroy();
     await this.storage.close();
   }
@@ -198,25 +209,28 @@ export class Engine {
   }
 
   /**
-   * Appends measures to the incoming store in one transaction and resolves
-   * once it is committed: only then may the client be told 202.
+   * Appends measures to the incoming log, one record per shard, and resolves
+   * once they are durable: only then may the client be told 202.
    */
   async addMeasures(batches: Map<string, Series>): Promise<void> {
     const points = withPoints(batches);
     if (points.size === 0) return;
     this.checkBacklog();
-    const { bytes, entries } = encodeIncomingBatch(points);
-    this.checkSpace(bytes.length);
-    this.checkDisk(bytes.length);
-    const seq = ++this.seq;
-    this.reserveSeq(false);
+    const { incoming } = this.drivers;
+    const records = [...byShard(incoming, points)].map(([shard, series]) => ({ shard, ...encodeIncomingBatch(series) }));
+    const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
+    this.checkSpace(bytes);
+    this.checkDisk(bytes);
+    let seqs: Map<Shard, number>;
     try {
-      await this.storage.incomingBatches.put(seq, bytes);
+      seqs = await incoming.append(new Map(records.map((r) => [r.shard, r.bytes])));
     } catch (err) {
       throw await storageFullOr(err, this.options.dataDir);
     }
-    this.processor.noteIncoming(seq, entries);
-    for (const entry of entries) this.activity.measuresAccepted += entry.count;
+    for (const { shard, entries } of records) {
+      this.processor.noteIncoming(shard, seqs.get(shard)!, entries);
+      for (const entry of entries) this.activity.measuresAccepted += entry.count;
+    }
   }
 
   /**
@@ -240,18 +254,6 @@ export class Engine {
   fileBytes(): number {
     const stats = this.storage.root.getStats() as { lastPageNumber: number; pageSize: number };
     return (stats.lastPageNumber + 1) * stats.pageSize;
-  }
-
-  /**
-   * Keeps meta `incomingSeq` ahead of the keys in use, a block at a time, so
-   * a restart continues above every key ever given (the reservation's write
-   * is queued before the record's, and lmdb-js commits in order).
-   */
-  private reserveSeq(sync: boolean): void {
-    if (this.seq < this.reservedSeq) return;
-    this.reservedSeq = this.seq + 1_000_000;
-    if (sync) this.storage.meta.putSync('incomingSeq', this.reservedSeq);
-    else void this.storage.meta.put('incomingSeq', this.reservedSeq);
   }
 
   /**
@@ -303,7 +305,13 @@ export class Engine {
 
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
-    return this.readSeries(metric, await this.resolveRead(metric, options));
+    const read = await this.resolveRead(metric, options);
+    const snapshot = await this.loadSeries([metric.id]);
+    try {
+      return this.readSeries(snapshot, metric, read);
+    } finally {
+      snapshot.release();
+    }
   }
 
   /** getMeasures' answer as JSON (see readJson). */
@@ -315,27 +323,37 @@ export class Engine {
    * A read of `metric` as JSON (formats/points-json.ts), from the read
    * cache when the same read was answered since the metric's data or policy
    * last changed (answers are kept from the second time a read is asked:
-   * see ReadCache.admit). Nothing awaits between the read and the store, so
-   * no change can come in between. The cache is bypassed while a batch
-   * holding the metric is being processed (its worker may have committed,
-   * and this thread's reads see a commit before the processor hears of it
-   * and invalidates) and while a policy change is being committed (the
-   * same, for the index's clear).
+   * see ReadCache.admit). Nothing awaits between the read and the store
+   * (the snapshot is loaded before), so no change can come in between. The
+   * cache is bypassed while a batch holding the metric is being processed
+   * (its worker may have committed, and this thread's snapshot may see the
+   * commit before the processor hears of it and invalidates) and while a
+   * policy change is being committed (the same, for the index's clear).
    */
-  readJson(metric: MetricRecord, read: ReadOptions, cache = true): Buffer {
-    const fresh = () => serializePoints(this.readSeries(metric, read));
-    if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
-    const key = readKey(read);
-    const cached = this.readCache.get(metric.id, key);
-    if (cached !== undefined) return cached;
-    const answer = fresh();
-    if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, answer);
-    return answer;
+  async readJson(metric: MetricRecord, read: ReadOptions, cache = true): Promise<Buffer> {
+    const snapshot = await this.loadSeries([metric.id]);
+    try {
+      const fresh = () => serializePoints(this.readSeries(snapshot, metric, read));
+      if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
+      const key = readKey(read);
+      const cached = this.readCache.get(metric.id, key);
+      if (cached !== undefined) return cached;
+      const answer = fresh();
+      if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, answer);
+      return answer;
+    } finally {
+      snapshot.release();
+    }
   }
 
-  /** Reads from storage, through this thread's decoded splits. */
-  readSeries(metric: MetricRecord, read: ReadOptions): AggregatedSeries[] {
-    return readMeasures(this.storage, metric.id, this.policyOf(metric), read, this.decodedSplits);
+  /** A snapshot of these metrics' series, for readSeries; release it once read. */
+  loadSeries(metricIds: readonly string[]): Promise<SeriesSnapshot> {
+    return this.drivers.series.load(metricIds);
+  }
+
+  /** Reads from a snapshot, through this thread's decoded splits. */
+  readSeries(snapshot: SeriesSnapshot, metric: MetricRecord, read: ReadOptions): AggregatedSeries[] {
+    return readMeasures(snapshot, metric.id, this.policyOf(metric), read, this.decodedSplits);
   }
 
   /** Checks the method and granularities against the metric's policy, processes pending measures when asked: the read to make. */

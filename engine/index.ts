@@ -18,21 +18,21 @@ import {
   NoSuchResource,
 } from './errors.js';
 import { compileGlob } from './glob.js';
-import { dropStateChunks } from './state-chunks.js';
+import { dropSeries } from './drivers/lmdb/series.js';
 import type { Storage } from './storage.js';
 
-/** Removes a metric's record and stored data; call inside a write transaction. */
+/**
+ * Removes a metric's record and stored data; call inside a write
+ * transaction. The series records are in the same environment: they go in
+ * the same transaction.
+ */
 export function dropMetric(storage: Storage, metric: MetricRecord): void {
   const { id } = metric;
   void storage.metrics.remove(id);
   if (metric.resourceId !== null && metric.name !== null) {
     void storage.metricsByResource.remove([metric.resourceId, metric.name]);
   }
-  void storage.states.remove(id);
-  dropStateChunks(storage, id);
-  for (const key of storage.splits.getKeys({ start: [id, 0, 0], end: [id, Number.MAX_SAFE_INTEGER, 0] })) {
-    void storage.splits.remove(key);
-  }
+  dropSeries(storage, id);
 }
 
 export interface ArchivePolicyRule {

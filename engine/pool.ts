@@ -1,13 +1,13 @@
 /**
- * Where processing jobs run: a piscina pool of worker threads (each opens the
- * same LMDB environment), or the calling thread.
+ * Where processing jobs run: a piscina pool of worker threads (each opens
+ * its own drivers on the same data directory), or the calling thread.
  */
 import { Piscina } from 'piscina';
 import type { ArchivePolicy } from './archive-policy.js';
+import type { Lease } from './drivers/types.js';
 import type { IncomingRef } from './incoming-batch.js';
-import { processMetrics, type ProcessJob, type ProcessResult } from './process-metrics.js';
+import { processMetrics, type ProcessingDrivers, type ProcessJob, type ProcessResult } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
-import type { Storage } from './storage.js';
 import { workerScript } from './worker-script.js';
 
 export interface WorkerRunner {
@@ -23,7 +23,7 @@ export interface WorkerRunner {
  * rather than an object each. Structured cloning per job and per ref was a
  * visible share of the main thread's time.
  */
-export interface ProcessTask {
+export interface ProcessTask extends Lease {
   dataDir: string;
   policies: ArchivePolicy[];
   metricIds: string[];
@@ -37,10 +37,12 @@ export interface ProcessTask {
   settle?: number;
 }
 
-export function toTask(dataDir: string, jobs: ProcessJob[]): ProcessTask {
+export function toTask(dataDir: string, jobs: ProcessJob[], { shard, fence }: Lease): ProcessTask {
   const indexes = new Map<string, number>();
   const task: ProcessTask = {
     dataDir,
+    shard,
+    fence,
     policies: [],
     metricIds: jobs.map((j) => j.metricId),
     policyIndexes: new Uint32Array(jobs.length),
@@ -67,9 +69,9 @@ export function toTask(dataDir: string, jobs: ProcessJob[]): ProcessTask {
   return task;
 }
 
-export function fromTask(task: ProcessTask): ProcessJob[] {
+export function fromTask(task: ProcessTask): { jobs: ProcessJob[]; lease: Lease } {
   let at = 0;
-  return task.metricIds.map((metricId, i) => {
+  const jobs = task.metricIds.map((metricId, i) => {
     const refs: IncomingRef[] = [];
     for (let n = task.refCounts[i]!; n > 0; n--, at += 3) {
       refs.push({ seq: task.refs[at]!, offset: task.refs[at + 1]!, count: task.refs[at + 2]! });
@@ -78,6 +80,7 @@ export function fromTask(task: ProcessTask): ProcessJob[] {
     if (task.settle !== undefined) job.settle = task.settle;
     return job;
   });
+  return { jobs, lease: { shard: task.shard, fence: task.fence } };
 }
 
 /** What workers/process.ts gets in workerData. */
@@ -90,12 +93,12 @@ export function createWorkerRunner(dataDir: string, threads: number, nice = 0): 
   const data: ProcessWorkerData = { nice };
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads });
   return {
-    run: (jobs) => pool.run(toTask(dataDir, jobs)) as Promise<ProcessResult[]>,
+    run: (jobs, lease) => pool.run(toTask(dataDir, jobs, lease)) as Promise<ProcessResult[]>,
     utilization: () => pool.utilization,
     destroy: () => pool.destroy(),
   };
 }
 
-export function inlineRunner(storage: Storage): JobRunner {
-  return async (jobs) => processMetrics(storage, jobs);
+export function inlineRunner(drivers: ProcessingDrivers): JobRunner {
+  return (jobs, lease) => processMetrics(drivers, jobs, lease);
 }

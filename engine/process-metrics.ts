@@ -1,22 +1,23 @@
 /**
- * The I/O half of processing: for a batch of metrics, read their pending
- * points from the incoming records and their state, compute the updates and
- * every record they write, then commit everything (the new state with its
- * open splits and the `lastSeq` of the records it consumed, sealed splits,
- * expired splits removed) in one LMDB write transaction, so a crash at any
- * point loses nothing and counts nothing twice. All the computing is done
- * before the transaction: LMDB's write lock is held only to apply the
+ * The I/O half of processing: for a batch of metrics of one shard, load
+ * their states and pending points, compute the updates and every record
+ * they write, then commit everything (the new state with its open splits
+ * and the `lastSeq` of the records it consumed, sealed splits, expired
+ * splits removed) at once, so a crash at any point loses nothing and counts
+ * nothing twice. All the computing is done between the loads and the
+ * commit, synchronously, from a snapshot: the store is waited for once per
+ * batch, never per metric, and LMDB's write lock is held only to apply the
  * writes. Runs in a worker thread, or inline.
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
+import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
-import { WriteQueue, type RecordWriter } from './record-writes.js';
+import { WriteQueue } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
-import type { SplitKeyTuple, Storage } from './storage.js';
 
 export interface ProcessJob {
   metricId: string;
@@ -52,7 +53,7 @@ const MAX_KEY = Number.MAX_SAFE_INTEGER;
  * series per job with where each push ends; each record is looked up once
  * per batch.
  */
-function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricState | null)[]): (Received | null)[] {
+async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJob[], states: (MetricState | null)[]): Promise<(Received | null)[]> {
   const wanted = new Map<number, [job: number, ref: IncomingRef][]>();
   const sizes = jobs.map((job, i) => {
     const lastSeq = states[i]?.lastSeq ?? 0;
@@ -69,15 +70,12 @@ function pendingPoints(storage: Storage, jobs: ProcessJob[], states: (MetricStat
   const points = sizes.map((n) => ({ timestamps: new Float64Array(n), values: new Float64Array(n) }));
   const filled = sizes.map(() => 0);
   const ends: number[][] = sizes.map(() => []);
-  for (const seq of [...wanted.keys()].sort((a, b) => a - b)) {
-    // Valid until the next read: used at once.
-    const bytes = storage.incomingBatches.getBinaryFast(seq);
-    if (bytes === undefined) continue;
+  await incoming.fetch(shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
     for (const [i, ref] of wanted.get(seq)!) {
       filled[i] = copyIncomingSlice(bytes, ref.offset, ref.count, points[i]!, filled[i]!);
       ends[i]!.push(filled[i]!);
     }
-  }
+  });
   return points.map((p, i) => {
     const n = filled[i]!;
     if (n === 0) return null;
@@ -91,8 +89,8 @@ interface Planned {
   writes: WriteQueue;
 }
 
-function putSealed(storage: Storage, w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): void {
-  w.put(storage.splits, key, encodeSealedSplit(key[2], key[1], data));
+function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): void {
+  w.put('split', key, encodeSealedSplit(key[2], key[1], data));
 }
 
 /**
@@ -102,10 +100,10 @@ function putSealed(storage: Storage, w: RecordWriter, key: SplitKeyTuple, data: 
  * was written: only the newest split of the update stays open, any earlier
  * one is sealed at once.
  */
-function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
+function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
   const sealedNow: number[] = [];
   const seal = (key: number, data: SplitColumns) => {
-    putSealed(storage, w, [metricId, g.granularity, key], data);
+    putSealed(w, [metricId, g.granularity, key], data);
     sealedNow.push(key);
   };
   g.splits.forEach(({ key, rows }, i) => {
@@ -113,33 +111,32 @@ function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, n
     const open = gs.open;
     if (open !== null && key < open.key) {
       // Rare: the back window reaches into an already sealed split.
-      const existing = storage.splits.get([metricId, g.granularity, key]);
+      const existing = snapshot.split([metricId, g.granularity, key]);
       seal(key, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
       return;
     }
     let data = rows;
     if (open !== null) {
       if (key === open.key && newest) {
-        gs.open = extendOpenSplit(storage, w, metricId, g.granularity, open, rows);
+        gs.open = extendOpenSplit(snapshot, w, metricId, g.granularity, open, rows);
         return;
       }
       // A newer split starts: the open one is complete and gets encoded, once.
-      const stored = readOpenSplit(storage, metricId, g.granularity, open);
-      dropOpenSplitChunks(storage, w, metricId, g.granularity, open);
+      const stored = readOpenSplit(snapshot, metricId, g.granularity, open);
+      dropOpenSplitChunks(snapshot, w, metricId, g.granularity, open);
       gs.open = null;
       if (key === open.key) data = mergeSplits(stored, rows);
       else seal(open.key, stored);
     }
-    if (newest) gs.open = startOpenSplit(storage, w, metricId, g.granularity, key, data);
+    if (newest) gs.open = startOpenSplit(snapshot, w, metricId, g.granularity, key, data);
     else seal(key, data);
   });
   gs.oldestSealedKey = sealedNow.reduce<number | null>((oldest, k) => (oldest === null ? k : Math.min(oldest, k)), gs.oldestSealedKey);
   if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
     const before = g.deleteBefore;
-    const range = (start: number, end: number, limit?: number) =>
-      storage.splits.getKeys({ start: [metricId, g.granularity, start], end: [metricId, g.granularity, end], ...(limit === undefined ? {} : { limit }) });
-    for (const k of range(-1, before)) w.remove(storage.splits, k);
-    for (const k of sealedNow) if (k < before) w.remove(storage.splits, [metricId, g.granularity, k]);
+    const range = (start: number, end: number, limit?: number) => snapshot.splitKeys({ metricId, granularity: g.granularity, start, end }, limit);
+    for (const k of range(-1, before)) w.remove('split', k);
+    for (const k of sealedNow) if (k < before) w.remove('split', [metricId, g.granularity, k]);
     let oldest: number | null = null;
     for (const k of range(before, MAX_KEY, 1)) oldest = k[2];
     for (const k of sealedNow) if (k >= before && (oldest === null || k < oldest)) oldest = k;
@@ -151,7 +148,7 @@ function applyGranularity(storage: Storage, w: RecordWriter, metricId: string, n
 const scratch = new Float64Scratch();
 
 /** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
-function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
+function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
   scratch.reset();
   const state = stored ?? emptyMetricState();
   const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
@@ -160,13 +157,13 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
   const ncols = policy.aggregationMethods.length;
   const writes = new WriteQueue();
   const done = (next: MetricState): Planned => {
-    writes.put(storage.states, metricId, encodeMetricState(next, ncols));
+    writes.put('state', metricId, encodeMetricState(next, ncols));
     return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
   };
   if (job.settle !== undefined && received === null) {
     const least = job.settle;
     const settled = state.granularities.map((gs) =>
-      gs.open === null ? gs : { ...gs, open: settleOpenSplit(storage, writes, metricId, gs.granularity, gs.open, least) },
+      gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least) },
     );
     if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
       return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
@@ -174,13 +171,13 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
     // Settling shrinks a state many times over. LMDB merges a page only when
     // a removal leaves it under a quarter full; a smaller value put in place
     // leaves its page as sparse as it became: so remove, then put.
-    writes.remove(storage.states, metricId);
+    writes.remove('state', metricId);
     return done({ ...state, granularities: settled, lastSeq });
   }
   // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
   const unchanged = (): Planned => done({ ...state, lastSeq });
   if (received === null) return unchanged();
-  const tail = readTail(storage, metricId, state, scratch.take);
+  const tail = readTail(snapshot, metricId, state, scratch.take);
   const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
   if (update === null) return unchanged();
   const granularities = update.granularities.map((g) => {
@@ -189,30 +186,33 @@ function planUpdate(storage: Storage, job: ProcessJob, stored: MetricState | nul
       open: null,
       oldestSealedKey: null,
     };
-    applyGranularity(storage, writes, metricId, ncols, gs, g);
+    applyGranularity(snapshot, writes, metricId, ncols, gs, g);
     return gs;
   });
-  const newTail = storeTail(storage, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
+  const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
   return done({ ...newTail, granularities, lastSeq });
 }
 
-/** Processes the pending measures of `jobs` and commits the results. */
-export function processMetrics(storage: Storage, jobs: ProcessJob[]): ProcessResult[] {
-  storage.root.resetReadTxn();
-  const states = jobs.map((job) => {
-    const stored = storage.states.get(job.metricId);
-    return stored === undefined ? null : decodeMetricState(stored);
-  });
-  const points = pendingPoints(storage, jobs, states);
-  const planned = jobs.map((job, i) => planUpdate(storage, job, states[i] ?? null, points[i]!));
-  // Everything read is copied out by now. An open read transaction would
-  // keep LMDB from reusing the pages this commit frees.
-  storage.root.resetReadTxn();
-  return storage.root.transactionSync(() =>
-    planned.map(({ result, writes }) => {
-      // The metric may have been deleted while we computed: then drop it all.
-      if (storage.metrics.doesExist(result.metricId)) writes.apply();
-      return result;
-    }),
-  );
+/** What processing reads and writes through. */
+export type ProcessingDrivers = Pick<Drivers, 'incoming' | 'series'>;
+
+/** Processes the pending measures of `jobs`, all of the lease's shard, and commits the results under its fence. */
+export async function processMetrics({ incoming, series }: ProcessingDrivers, jobs: ProcessJob[], lease: Lease): Promise<ProcessResult[]> {
+  const snapshot = await series.load(jobs.map((job) => job.metricId));
+  let planned: Planned[];
+  try {
+    const states = jobs.map((job) => {
+      const stored = snapshot.state(job.metricId);
+      // Its open splits stay views into the bytes, which must outlive the next read.
+      return stored === undefined ? null : decodeMetricState(Buffer.from(stored));
+    });
+    const points = await pendingPoints(incoming, lease.shard, jobs, states);
+    planned = jobs.map((job, i) => planUpdate(snapshot, job, states[i] ?? null, points[i]!));
+  } finally {
+    // Everything read is copied out by now. An open LMDB read transaction
+    // would keep LMDB from reusing the pages this commit frees.
+    snapshot.release();
+  }
+  await series.commit(lease, planned.map(({ result, writes }) => ({ metricId: result.metricId, writes })));
+  return planned.map(({ result }) => result);
 }

@@ -4,15 +4,22 @@
  * worker pool, or inline), and lets readers wait for a metric to be
  * processed (`refresh=true`). It also knows which incoming records still
  * hold unprocessed points, and deletes a record once none does.
+ *
+ * It processes the shards whose leases it holds: those the coordinator
+ * says it owns, locked, renewed every third of the lease, released when no
+ * longer owned. Taking a shard finds its pending points again in its
+ * incoming records (as at start-up); losing one forgets them, as they are
+ * then another holder's. A batch is of one shard and its commit carries
+ * that lease's fence.
  */
 import type { Activity } from './activity.js';
+import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { Index } from './index.js';
 import { lastSeqOf } from './metric-state.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
-import type { Storage } from './storage.js';
 
-export type JobRunner = (jobs: ProcessJob[]) => Promise<ProcessResult[]>;
+export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
 /** A pending ref, with the latest timestamp of its points and when its record was noted (see batchable). */
 type PendingRef = IncomingRef & { newest: number; notedAt: number };
@@ -24,8 +31,17 @@ interface LiveRecord {
   notedAt: number;
 }
 
+/** A held shard: its lease's fence, and its incoming records some metric still has points in, in the order noted (the first is the oldest). */
+interface HeldShard {
+  fence: Fence;
+  live: Map<number, LiveRecord>;
+}
+
 /** The least wait before retrying after a failed batch. */
 const FAILED_RETRY_MS = 1000;
+
+/** Shard leases last this long unless renewed (ProcessorOptions.leaseMs). */
+export const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Loose rows worth settling a metric for: settling re-encodes its newest
@@ -35,7 +51,7 @@ const FAILED_RETRY_MS = 1000;
 export const SETTLE_LEAST_ROWS = 16;
 
 export interface ProcessorOptions {
-  storage: Storage;
+  drivers: Drivers;
   index: Index;
   runner: JobRunner;
   /** How many runner calls may be in flight (the worker count). */
@@ -64,6 +80,8 @@ export interface ProcessorOptions {
   onCommitted?: (metricIds: string[]) => void;
   /** Told of every batch run. */
   activity?: Activity;
+  /** Milliseconds a shard lease lasts unless renewed; absent: DEFAULT_LEASE_MS. */
+  leaseMs?: number;
 }
 
 export interface BacklogStatus {
@@ -89,36 +107,109 @@ export class Processor {
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
-  /** Incoming records some metric still has points in, in the order noted: the first is the oldest. */
-  private readonly live = new Map<number, LiveRecord>();
+  /** The shards whose leases this processor holds. */
+  private readonly held = new Map<Shard, HeldShard>();
   /** Metrics worth settling, by when their last batch finished, oldest first. */
   private readonly unsettled = new Map<string, number>();
+  /** The lease upkeep under way: one at a time. */
+  private leases: Promise<void> = Promise.resolve();
+  private renewTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly options: ProcessorOptions) {
-    // Measures acknowledged before a restart are still in their records,
-    // unless the metric's state says it consumed them or the metric is gone.
-    const { storage } = options;
-    const lastSeqs = new Map<string, number>();
-    for (const { key: seq, value } of storage.incomingBatches.getRange()) {
-      const entries = incomingEntries(value).filter(({ metricId }) => {
-        if (!storage.metrics.doesExist(metricId)) return false;
-        let last = lastSeqs.get(metricId);
-        if (last === undefined) {
-          const state = storage.states.get(metricId);
-          last = state === undefined ? 0 : lastSeqOf(state);
-          lastSeqs.set(metricId, last);
+  constructor(private readonly options: ProcessorOptions) {}
+
+  /** Takes the leases of the shards this process owns, and keeps them until close(). */
+  async open(): Promise<void> {
+    this.unsubscribe = this.options.drivers.coordinator.onChange(() => void this.keepLeases());
+    this.renewTimer = setInterval(() => void this.keepLeases(), this.leaseMs() / 3).unref();
+    await this.keepLeases();
+  }
+
+  /** Stops, and gives the leases back. */
+  async close(): Promise<void> {
+    await this.stop();
+    clearInterval(this.renewTimer);
+    this.unsubscribe?.();
+    await this.leases;
+    const { coordinator } = this.options.drivers;
+    for (const [shard, { fence }] of this.held) await coordinator.release(shard, fence);
+    this.held.clear();
+  }
+
+  private leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Brings the leases held in line with the shards owned; failures are reported and retried at the next renewal. */
+  private keepLeases(): Promise<void> {
+    this.leases = this.leases
+      .then(async () => {
+        const { coordinator } = this.options.drivers;
+        const ttl = this.leaseMs();
+        const owned = new Set(coordinator.owned());
+        for (const [shard, { fence }] of this.held) {
+          if (owned.has(shard) && (await coordinator.renew(shard, fence, ttl))) continue;
+          this.lose(shard);
+          if (owned.has(shard)) continue;
+          await coordinator.release(shard, fence);
         }
-        return seq > last;
-      });
-      if (entries.length === 0) this.drop(seq);
-      else this.noteIncoming(seq, entries);
+        for (const shard of owned) {
+          if (this.held.has(shard)) continue;
+          const fence = await coordinator.lock(shard, ttl);
+          if (fence !== null) await this.takeOver(shard, fence);
+        }
+      })
+      .catch((err: unknown) => this.options.onError?.(err));
+    return this.leases;
+  }
+
+  /**
+   * Finds a shard's pending points again: measures acknowledged are still in
+   * its records, unless the metric's state says it consumed them or the
+   * metric is gone.
+   */
+  private async takeOver(shard: Shard, fence: Fence): Promise<void> {
+    const { incoming, series } = this.options.drivers;
+    const records: [seq: number, entries: IncomingEntry[]][] = [];
+    await incoming.scan(shard, (seq, bytes) => records.push([seq, incomingEntries(bytes)]));
+    const metricIds = new Set(records.flatMap(([, entries]) => entries.map((e) => e.metricId)));
+    const lastSeqs = new Map<string, number>();
+    const snapshot = await series.load([...metricIds]);
+    try {
+      for (const id of metricIds) {
+        if (this.options.index.getMetric(id) === undefined) continue;
+        const state = snapshot.state(id);
+        lastSeqs.set(id, state === undefined ? 0 : lastSeqOf(state));
+      }
+    } finally {
+      snapshot.release();
+    }
+    this.held.set(shard, { fence, live: new Map() });
+    for (const [seq, entries] of records) {
+      const pending = entries.filter(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
+      if (pending.length === 0) this.drop(shard, seq);
+      else this.noteIncoming(shard, seq, pending);
     }
   }
 
-  /** Records the points of incoming record `seq`, once it is durably stored. */
-  noteIncoming(seq: number, entries: IncomingEntry[]): void {
+  /** Lets a shard go: its metrics' pending points are another holder's now. */
+  private lose(shard: Shard): void {
+    this.held.delete(shard);
+    const { incoming } = this.options.drivers;
+    for (const [id, refs] of this.pending) {
+      if (incoming.shardOf(id) !== shard) continue;
+      this.pending.delete(id);
+      for (const ref of refs) this.pendingMeasures -= ref.count;
+    }
+    for (const id of this.unsettled.keys()) if (incoming.shardOf(id) === shard) this.unsettled.delete(id);
+  }
+
+  /** Records the points of incoming record `seq` of `shard`, once it is durably stored; another holder's shard is left to it. */
+  noteIncoming(shard: Shard, seq: number, entries: IncomingEntry[]): void {
+    const held = this.held.get(shard);
+    if (held === undefined) return;
     const notedAt = performance.now();
-    this.live.set(seq, { metrics: entries.length, notedAt });
+    held.live.set(seq, { metrics: entries.length, notedAt });
     for (const { metricId, offset, count, newest } of entries) {
       this.pendingMeasures += count;
       const ref = { seq, offset, count, newest, notedAt };
@@ -134,22 +225,38 @@ export class Processor {
     const refs = this.pending.get(metricId);
     if (refs === undefined) return;
     this.pending.delete(metricId);
-    this.release(refs, refs.length);
+    this.release(metricId, refs, refs.length);
   }
 
   /** Drops the first `count` refs of a metric; records no metric needs any more are deleted. */
-  private release(refs: PendingRef[], count: number): void {
+  private release(metricId: string, refs: PendingRef[], count: number): void {
+    const shard = this.options.drivers.incoming.shardOf(metricId);
+    const live = this.held.get(shard)?.live;
     for (const ref of refs.splice(0, count)) {
       this.pendingMeasures -= ref.count;
-      const record = this.live.get(ref.seq);
+      // A shard lost meanwhile: its records are no longer ours to delete.
+      if (live === undefined) continue;
+      const record = live.get(ref.seq);
       if (record !== undefined && --record.metrics > 0) continue;
-      this.drop(ref.seq);
+      this.drop(shard, ref.seq);
     }
   }
 
-  private drop(seq: number): void {
-    this.live.delete(seq);
-    this.options.storage.incomingBatches.remove(seq).catch((err: unknown) => this.options.onError?.(err));
+  private drop(shard: Shard, seq: number): void {
+    this.held.get(shard)?.live.delete(seq);
+    this.options.drivers.incoming.drop(shard, seq).catch((err: unknown) => this.options.onError?.(err));
+  }
+
+  /** When the oldest record still needed was noted (ms, monotonic); Infinity when none is. */
+  private oldestNoted(): number {
+    let oldest = Infinity;
+    for (const { live } of this.held.values()) {
+      for (const { notedAt } of live.values()) {
+        oldest = Math.min(oldest, notedAt);
+        break;
+      }
+    }
+    return oldest;
   }
 
   /** Measures acknowledged and not yet processed, all metrics together. */
@@ -162,8 +269,8 @@ export class Processor {
    * start-up for those acknowledged before it); 0 when none waits.
    */
   processingLag(): number {
-    for (const { notedAt } of this.live.values()) return (performance.now() - notedAt) / 1000;
-    return 0;
+    const oldest = this.oldestNoted();
+    return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
   }
 
   hasPending(metricId: string): boolean {
@@ -261,11 +368,8 @@ export class Processor {
     if (this.pending.size === 0 && settleAt === undefined) return;
     // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
     let wait = this.pending.size === 0 ? Infinity : intervalMs;
-    for (const { notedAt } of this.live.values()) {
-      const leaves = notedAt + window - performance.now();
-      if (leaves > 0) wait = Math.min(wait, Math.ceil(leaves));
-      break;
-    }
+    const leaves = this.oldestNoted() + window - performance.now();
+    if (leaves > 0 && leaves !== Infinity) wait = Math.min(wait, Math.ceil(leaves));
     if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - performance.now())));
     this.schedule(wait);
   }
@@ -341,9 +445,25 @@ export class Processor {
 
   /**
    * Processes these metrics' refs noted by `cutoff` (all of them by
-   * default); with `settle`, settles them instead (they have no refs).
+   * default); with `settle`, settles them instead (they have no refs). A
+   * batch per shard.
    */
   private dispatch(metricIds: string[], cutoff = Infinity, settle?: number): Promise<void> {
+    const { incoming } = this.options.drivers;
+    const byShard = new Map<Shard, string[]>();
+    for (const id of metricIds) {
+      const shard = incoming.shardOf(id);
+      const ids = byShard.get(shard);
+      if (ids === undefined) byShard.set(shard, [id]);
+      else ids.push(id);
+    }
+    return Promise.all([...byShard].map(([shard, ids]) => this.dispatchShard(shard, ids, cutoff, settle))).then(() => undefined);
+  }
+
+  private dispatchShard(shard: Shard, metricIds: string[], cutoff: number, settle: number | undefined): Promise<void> {
+    const held = this.held.get(shard);
+    if (held === undefined) return Promise.resolve();
+    const lease: Lease = { shard, fence: held.fence };
     const jobs: ProcessJob[] = [];
     const { index } = this.options;
     for (const id of metricIds) {
@@ -362,33 +482,32 @@ export class Processor {
     }
     if (jobs.length === 0) return Promise.resolve();
     this.running++;
-    // The worker committed from another thread (a failed one may have too):
-    // let this thread's reads see the new snapshot instead of a cached older
-    // one, and drop what was read from older ones.
-    const committed = () => {
-      this.options.storage.root.resetReadTxn();
-      this.options.onCommitted?.(jobs.map((j) => j.metricId));
-    };
+    // The worker committed (a failed one may have too): drop what was read
+    // before. This thread's next snapshot sees the commit.
+    const committed = () => this.options.onCommitted?.(jobs.map((j) => j.metricId));
     const started = performance.now();
     const report = (measures: number, failed: boolean) => {
       const seconds = (performance.now() - started) / 1000;
       if (settle === undefined) this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds, failed });
       else if (!failed) this.options.activity?.settleDone(jobs.length, seconds);
     };
-    const work = this.options.runner(jobs).then(
+    // Metrics are kept for settling only when settling is on: a kept one
+    // keeps rounds coming for a settle never due.
+    const settling = (this.options.settleAfterMs ?? 0) > 0;
+    const work = this.options.runner(jobs, lease).then(
       (results) => {
         committed();
         let measures = 0;
         const now = performance.now();
         for (const r of results) {
           this.unsettled.delete(r.metricId);
-          if (r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
+          if (settling && r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
           const refs = this.pending.get(r.metricId);
           if (refs === undefined) continue;
           // Records pushed while the job ran come after r.lastSeq and stay.
           let consumed = 0;
           while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) measures += refs[consumed++]!.count;
-          this.release(refs, consumed);
+          this.release(r.metricId, refs, consumed);
           if (refs.length === 0) this.pending.delete(r.metricId);
         }
         report(measures, false);
@@ -409,7 +528,8 @@ export class Processor {
         }
         // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
         if (this.pending.size > 0 || this.unsettled.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
-        else if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+        // Metrics waiting to be settled hold no measure: drained() does not wait for them.
+        if (this.pending.size === 0 && this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
     for (const job of jobs) this.inflight.set(job.metricId, tracked);
     return tracked;

@@ -2,7 +2,9 @@
  * Reading a metric's aggregates: map [start, stop) to split keys, decode only
  * those sealed splits (plus the open one kept in the metric's state) and
  * take the requested method's column, then apply retention,
- * resampling and bounds as Gnocchi's `get_aggregated_measures` does.
+ * resampling and bounds as Gnocchi's `get_aggregated_measures` does. It
+ * reads from a series snapshot, synchronously: the caller loads one for the
+ * read (or for all the metrics of a query) first.
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import {
@@ -16,10 +18,10 @@ import {
   type Series,
 } from './aggregation.js';
 import type { DecodedSplitCache } from './decoded-splits.js';
+import type { SeriesSnapshot } from './drivers/types.js';
 import { openSplitOf } from './metric-state.js';
 import { decodeChunk, openSplitChunks } from './state-chunks.js';
 import { decodeRawSplits, decodeStoredSplit, POINTS_PER_SPLIT, splitKeyOf, type SplitColumns } from './split.js';
-import type { Storage } from './storage.js';
 
 export interface ReadOptions {
   method: string;
@@ -66,18 +68,18 @@ function columnOf(data: SplitColumns, column: number): Series {
 const MAX_DIRECT_KEYS = 8;
 
 /** The stored split keys of one series within [startKey, endKey). */
-function splitKeys(storage: Storage, metricId: string, granularity: number, startKey: number, endKey: number): Iterable<number> {
+function splitKeys(snapshot: SeriesSnapshot, metricId: string, granularity: number, startKey: number, endKey: number): Iterable<number> {
   const span = granularity * POINTS_PER_SPLIT;
   if (startKey >= 0 && (endKey - startKey) / span <= MAX_DIRECT_KEYS) {
     const keys: number[] = [];
     for (let k = startKey; k < endKey; k += span) keys.push(k);
     return keys;
   }
-  return storage.splits.getKeys({ start: [metricId, granularity, startKey], end: [metricId, granularity, endKey] }).map((key) => key[2]);
+  return [...snapshot.splitKeys({ metricId, granularity, start: startKey, end: endKey })].map((key) => key[2]);
 }
 
 function readColumn(
-  storage: Storage,
+  snapshot: SeriesSnapshot,
   metricId: string,
   policy: ArchivePolicy,
   granularity: number,
@@ -99,22 +101,20 @@ function readColumn(
     }
     return points;
   };
-  for (const key of splitKeys(storage, metricId, granularity, startKey, endKey)) {
-    // lmdb-js's shared read buffer, its `length` set to the value's: valid
-    // until the next read, so compared or decoded (into new arrays) at once.
-    const shared = storage.splits.getBinaryFast([metricId, granularity, key]);
-    if (shared === undefined) continue;
-    const encoded = shared.subarray(0, shared.length);
+  for (const key of splitKeys(snapshot, metricId, granularity, startKey, endKey)) {
+    // Valid until the next read: compared or decoded (into new arrays) at once.
+    const encoded = snapshot.split([metricId, granularity, key]);
+    if (encoded === undefined) continue;
     parts.push(decodedColumn(`${metricId} ${granularity} ${key} ${column}`, encoded, () => decodeStoredSplit(encoded, key, granularity, ncols, column)));
   }
   // The state is looked at in place rather than copied whole on every read;
   // its open split's rows are copied out before the next read (of its
   // chunks) may reuse the buffer.
-  const state = storage.states.getBinaryFast(metricId);
+  const state = snapshot.state(metricId);
   const open = state === undefined ? null : openSplitOf(state, granularity);
   if (open !== null && open.key >= startKey && open.key < endKey) {
     const inline = decodeRawSplits([open.raw], column);
-    for (const { key, value } of openSplitChunks(storage, metricId, granularity, open)) {
+    for (const { key, value } of openSplitChunks(snapshot, metricId, granularity, open)) {
       parts.push(decodedColumn(`${metricId} ${granularity} chunk ${key[2]} ${column}`, value, () => decodeChunk(value, key, ncols, column)));
     }
     parts.push(columnOf(inline, column));
@@ -144,7 +144,7 @@ function slice(s: Series, from: number, to: number): Series {
  * ones kept there: callers must not modify them.
  */
 export function readMeasures(
-  storage: Storage,
+  snapshot: SeriesSnapshot,
   metricId: string,
   policy: ArchivePolicy,
   options: ReadOptions,
@@ -156,7 +156,7 @@ export function readMeasures(
   const granularities = [...options.granularities].sort((a, b) => b - a);
   return granularities.map((granularity) => {
     const item = policy.definition.find((d) => d.granularity === granularity);
-    let series = readColumn(storage, metricId, policy, granularity, column, options.start, options.stop, decoded);
+    let series = readColumn(snapshot, metricId, policy, granularity, column, options.start, options.stop, decoded);
     const n = series.timestamps.length;
     if (item?.timespan != null && n > 0) {
       const oldest = (options.newest ?? series.timestamps[n - 1]!) - item.timespan;

@@ -1,52 +1,38 @@
 /**
- * Where processing puts and removes records. LMDB has one writer at a time,
- * shared by both workers and by the pushes' commits, so a worker computes a
- * batch's writes (merges, encodes, compression) into a queue first and
- * holds the write lock only to apply them; code that already runs inside a
- * write transaction writes directly.
+ * Where processing puts and removes records. A store commits a batch's
+ * writes at once (LMDB has one writer at a time, shared by both workers and
+ * by the pushes' commits; a network store takes them in one round trip), so
+ * a worker computes them (merges, encodes, compression) into a queue first,
+ * and the store replays the queue inside its commit.
  */
-import type { Database, Key } from 'lmdb';
+import type { RecordWrites, RecordWriter, SeriesKeys, SeriesKind } from './drivers/types.js';
 
-export interface RecordWriter {
-  put<K extends Key, V>(db: Database<V, K>, key: K, value: V): void;
-  remove<K extends Key>(db: Database<unknown, K>, key: K): void;
-}
-
-/** Writes at once: for callers inside a write transaction. */
-export const directWrites: RecordWriter = {
-  put(db, key, value) {
-    void db.put(key, value);
-  },
-  remove(db, key) {
-    void db.remove(key);
-  },
-};
-
-/** Writes kept in order, applied later inside a write transaction. */
-export class WriteQueue implements RecordWriter {
-  private readonly dbs: Database<unknown, Key>[] = [];
-  private readonly keys: Key[] = [];
+/** Writes kept in order, applied later inside a commit. */
+export class WriteQueue implements RecordWriter, RecordWrites {
+  private readonly kinds: SeriesKind[] = [];
+  private readonly keys: SeriesKeys[SeriesKind][] = [];
   /** `undefined`: a removal. */
-  private readonly values: unknown[] = [];
+  private readonly values: (Uint8Array | undefined)[] = [];
 
-  put<K extends Key, V>(db: Database<V, K>, key: K, value: V): void {
-    this.dbs.push(db as Database<unknown, Key>);
+  put<K extends SeriesKind>(kind: K, key: SeriesKeys[K], value: Uint8Array): void {
+    this.kinds.push(kind);
     this.keys.push(key);
     this.values.push(value);
   }
 
-  remove<K extends Key>(db: Database<unknown, K>, key: K): void {
-    this.dbs.push(db as Database<unknown, Key>);
+  remove<K extends SeriesKind>(kind: K, key: SeriesKeys[K]): void {
+    this.kinds.push(kind);
     this.keys.push(key);
     this.values.push(undefined);
   }
 
-  /** Applies the writes in the order they were queued; inside a write transaction. */
-  apply(): void {
-    for (let i = 0; i < this.dbs.length; i++) {
+  /** Replays the writes in the order they were queued. */
+  apply(into: RecordWriter): void {
+    for (let i = 0; i < this.kinds.length; i++) {
       const value = this.values[i];
-      if (value === undefined) void this.dbs[i]!.remove(this.keys[i]!);
-      else void this.dbs[i]!.put(this.keys[i]!, value);
+      // The kind and key were queued together: the pair is consistent.
+      if (value === undefined) into.remove(this.kinds[i]!, this.keys[i] as never);
+      else into.put(this.kinds[i]!, this.keys[i] as never, value);
     }
   }
 }

@@ -40,9 +40,8 @@ import {
   sliceSplit,
   type SplitColumns,
 } from './split.js';
-import { directWrites, type RecordWriter } from './record-writes.js';
+import type { RecordWriter, SeriesRange, SeriesSnapshot, StateChunkKey } from './drivers/types.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
-import type { StateChunkKey, Storage } from './storage.js';
 
 /** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
 export const CHUNK_ROWS = 256;
@@ -60,30 +59,16 @@ export const MAX_CHUNK_ROWS = 1024;
 
 const TAIL = 0;
 
-interface Range {
-  start: StateChunkKey;
-  end: StateChunkKey;
+function openSplitRange(metricId: string, granularity: number, key: number): SeriesRange {
+  return { metricId, granularity, start: key, end: key + granularity * POINTS_PER_SPLIT };
 }
 
-function openSplitRange(metricId: string, granularity: number, key: number): Range {
-  return { start: [metricId, granularity, key], end: [metricId, granularity, key + granularity * POINTS_PER_SPLIT] };
+function tailRange(metricId: string): SeriesRange {
+  return { metricId, granularity: TAIL, start: -Number.MAX_VALUE, end: Number.MAX_VALUE };
 }
 
-function tailRange(metricId: string): Range {
-  return { start: [metricId, TAIL, -Number.MAX_VALUE], end: [metricId, TAIL, Number.MAX_VALUE] };
-}
-
-function chunksOf(storage: Storage, range: Range): Buffer[] {
-  return [...storage.stateChunks.getRange(range)].map(({ value }) => value);
-}
-
-function dropChunks(storage: Storage, w: RecordWriter, range: Range): void {
-  for (const key of storage.stateChunks.getKeys(range)) w.remove(storage.stateChunks, key);
-}
-
-/** Every chunk of a metric; inside a write transaction. */
-export function dropStateChunks(storage: Storage, metricId: string): void {
-  dropChunks(storage, directWrites, { start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] });
+function dropChunks(snapshot: SeriesSnapshot, w: RecordWriter, range: SeriesRange): void {
+  for (const key of snapshot.chunkKeys(range)) w.remove('chunk', key);
 }
 
 /** An open split's chunk as rows: encoded, or raw as written before chunks were encoded. */
@@ -92,21 +77,21 @@ export function decodeChunk(chunk: Uint8Array, key: StateChunkKey, ncols: number
 }
 
 /** An open split's chunks, oldest first, with their keys. */
-export function openSplitChunks(storage: Storage, metricId: string, granularity: number, open: OpenSplit): { key: StateChunkKey; value: Buffer }[] {
-  return open.frozen > 0 ? [...storage.stateChunks.getRange(openSplitRange(metricId, granularity, open.key))] : [];
+export function openSplitChunks(snapshot: SeriesSnapshot, metricId: string, granularity: number, open: OpenSplit): { key: StateChunkKey; value: Uint8Array }[] {
+  return open.frozen > 0 ? snapshot.chunks(openSplitRange(metricId, granularity, open.key)) : [];
 }
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
-export function readOpenSplit(storage: Storage, metricId: string, granularity: number, open: OpenSplit, only?: number): SplitColumns {
+export function readOpenSplit(snapshot: SeriesSnapshot, metricId: string, granularity: number, open: OpenSplit, only?: number): SplitColumns {
   const ncols = rawColumnCount(open.raw);
-  const parts = openSplitChunks(storage, metricId, granularity, open).map(({ key, value }) => decodeChunk(value, key, ncols, only));
+  const parts = openSplitChunks(snapshot, metricId, granularity, open).map(({ key, value }) => decodeChunk(value, key, ncols, only));
   parts.push(decodeRawSplits([open.raw], only));
   return concatRows(parts);
 }
 
 /** Deletes an open split's chunks (once it is sealed). */
-export function dropOpenSplitChunks(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): void {
-  if (open.frozen > 0) dropChunks(storage, w, openSplitRange(metricId, granularity, open.key));
+export function dropOpenSplitChunks(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): void {
+  if (open.frozen > 0) dropChunks(snapshot, w, openSplitRange(metricId, granularity, open.key));
 }
 
 /**
@@ -114,22 +99,22 @@ export function dropOpenSplitChunks(storage: Storage, w: RecordWriter, metricId:
  * while it is small, else into new ones; the new chunk count. Reads the
  * chunks as stored before `w`'s writes: once per split and update.
  */
-function freezeRows(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): number {
+function freezeRows(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): number {
   const range = openSplitRange(metricId, granularity, open.key);
   let frozen = open.frozen;
   let from = 0;
   let newestKey: StateChunkKey | undefined;
-  if (frozen > 0) for (const key of storage.stateChunks.getKeys(range)) newestKey = key;
-  const value = newestKey === undefined ? undefined : storage.stateChunks.get(newestKey);
+  if (frozen > 0) for (const key of snapshot.chunkKeys(range)) newestKey = key;
+  const value = newestKey === undefined ? undefined : snapshot.chunk(newestKey);
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
     const newest = decodeChunk(value, newestKey, rows.columns.length);
     from = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
-    if (from > 0) w.put(storage.stateChunks, newestKey, encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)])));
+    if (from > 0) w.put('chunk', newestKey, encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)])));
   }
   for (; from < rows.timestamps.length; from += MAX_CHUNK_ROWS, frozen++) {
     const first = rows.timestamps[from]!;
     const to = Math.min(rows.timestamps.length, from + MAX_CHUNK_ROWS);
-    w.put(storage.stateChunks, [metricId, granularity, first], encodeFrozenRows(first, granularity, sliceSplit(rows, from, to)));
+    w.put('chunk', [metricId, granularity, first], encodeFrozenRows(first, granularity, sliceSplit(rows, from, to)));
   }
   return frozen;
 }
@@ -139,34 +124,34 @@ function freezeRows(storage: Storage, w: RecordWriter, metricId: string, granula
  * `least` of them would be: the last period can still change, and an
  * update that starts from it rewrites the inline rows only.
  */
-function freeze(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
+function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
   const n = rawRowCount(open.raw);
   if (n - 1 < Math.max(1, least)) return open;
   const rows = decodeRawSplits([open.raw]);
-  const frozen = freezeRows(storage, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
+  const frozen = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
   return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen };
 }
 
-function storeOpen(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): OpenSplit {
-  return freeze(storage, w, metricId, granularity, open, CHUNK_ROWS - 1);
+function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): OpenSplit {
+  return freeze(snapshot, w, metricId, granularity, open, CHUNK_ROWS - 1);
 }
 
 /** A new open split holding `rows`. */
-export function startOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
-  return storeOpen(storage, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 });
+export function startOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
+  return storeOpen(snapshot, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 });
 }
 
 /**
  * The open split with `rows` merged in (new values win). Reads the chunks
  * stored before `w`'s writes: call it once per split and update.
  */
-export function extendOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
+export function extendOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
   if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
-    return storeOpen(storage, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) });
+    return storeOpen(snapshot, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) });
   }
-  const whole = mergeSplits(readOpenSplit(storage, metricId, granularity, open), rows);
-  dropOpenSplitChunks(storage, w, metricId, granularity, open);
-  return startOpenSplit(storage, w, metricId, granularity, open.key, whole);
+  const whole = mergeSplits(readOpenSplit(snapshot, metricId, granularity, open), rows);
+  dropOpenSplitChunks(snapshot, w, metricId, granularity, open);
+  return startOpenSplit(snapshot, w, metricId, granularity, open.key, whole);
 }
 
 /** Inline rows of an open split that settling would freeze. */
@@ -175,8 +160,8 @@ export function looseRows(open: OpenSplit): number {
 }
 
 /** The open split settled: its inline rows but the last frozen, when there are at least `least` to freeze. */
-export function settleOpenSplit(storage: Storage, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
-  return freeze(storage, w, metricId, granularity, open, least);
+export function settleOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
+  return freeze(snapshot, w, metricId, granularity, open, least);
 }
 
 /** A metric's whole tail, and how many of its first points sit in chunks. */
@@ -186,9 +171,9 @@ export interface FullTail {
 }
 
 /** The tail: its chunks' points, then the inline ones, copied once into one series. */
-export function readTail(storage: Storage, metricId: string, state: MetricState, alloc: Float64Alloc = freshFloat64): FullTail {
+export function readTail(snapshot: SeriesSnapshot, metricId: string, state: MetricState, alloc: Float64Alloc = freshFloat64): FullTail {
   if (state.tailFrozen === 0) return { tail: state.tail, frozenPoints: 0 };
-  const chunks = chunksOf(storage, tailRange(metricId));
+  const chunks = snapshot.chunks(tailRange(metricId)).map(({ value }) => value);
   const inline = state.tail;
   let frozenPoints = 0;
   for (const chunk of chunks) frozenPoints += rawRowCount(chunk);
@@ -214,7 +199,7 @@ export function readTail(storage: Storage, metricId: string, state: MetricState,
  * the frozen ones) the tail is stored afresh.
  */
 export function storeTail(
-  storage: Storage,
+  snapshot: SeriesSnapshot,
   w: RecordWriter,
   metricId: string,
   old: FullTail,
@@ -226,11 +211,11 @@ export function storeTail(
   const ts = next.timestamps;
   const keep =
     f > 0 && ts.length > f && ts[0] === old.tail.timestamps[0] && ts[f - 1] === old.tail.timestamps[f - 1] && firstChanged > ts[f - 1]!;
-  if (oldChunks > 0 && !keep) dropChunks(storage, w, tailRange(metricId));
+  if (oldChunks > 0 && !keep) dropChunks(snapshot, w, tailRange(metricId));
   const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
   const chunks = keep ? oldChunks : 0;
   const last = inline.timestamps.length - 1;
   if (last + 1 < CHUNK_ROWS) return { tail: inline, tailFrozen: chunks };
-  w.put(storage.stateChunks, [metricId, TAIL, inline.timestamps[0]!], encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
+  w.put('chunk', [metricId, TAIL, inline.timestamps[0]!], encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
   return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks + 1 };
 }

@@ -1,11 +1,14 @@
 /**
  * The embedded LMDB environment and its named databases. The server opens it
  * read-write; worker threads open the same path to read splits and commit
- * their processing results (LMDB serialises writers across threads).
+ * their processing results (LMDB serialises writers across threads). The
+ * engine reaches measures and aggregates through the drivers over it
+ * (engine/drivers/lmdb/), the index and the data directory tools directly.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 
 /**
  * Bumped whenever the on-disk layout changes. Version 1 kept incoming
@@ -22,8 +25,6 @@ export const FORMAT_VERSION = 4;
 const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
 
 export type IncomingKey = [metricId: string, seq: number];
-export type SplitKeyTuple = [metricId: string, granularity: number, key: number];
-export type StateChunkKey = [metricId: string, granularity: number, firstTimestamp: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
 export type ResourceByTypeKey = [type: string, resourceId: string];
 export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
@@ -132,18 +133,6 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
       void root.close();
       throw new FormatVersionMismatch(found, dataDir);
     }
-  }
-  return storage;
-}
-
-const threadStorages = new Map<string, Storage>();
-
-/** This thread's one handle on `dataDir`, opened on first use (worker threads serve tasks for the server's directory). */
-export function threadStorage(dataDir: string): Storage {
-  let storage = threadStorages.get(dataDir);
-  if (storage === undefined) {
-    storage = openStorage(dataDir);
-    threadStorages.set(dataDir, storage);
   }
   return storage;
 }

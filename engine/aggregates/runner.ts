@@ -1,16 +1,16 @@
 /**
- * Where a cross-metric query runs: a piscina pool whose workers open the
- * LMDB environment themselves (`workers/aggregates.ts`), or the calling
- * thread. Only the task (ids, policies, the AST) and the result cross.
+ * Where a cross-metric query runs: a piscina pool whose workers open their
+ * own drivers (`workers/aggregates.ts`), or the calling thread. Only the
+ * task (ids, policies, the AST) and the result cross.
  */
 import type { DecodedSplitCache } from '../decoded-splits.js';
+import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import { EngineError } from '../errors.js';
-import type { Storage } from '../storage.js';
 import type { AggregatesResult } from './align.js';
-import { runAggregatesTaskSafely, type AggregatesTask, type SeriesRef, type TaskOutcome } from './task.js';
+import { loadAndRunAggregatesTask, type AggregatesTask, type SeriesRef, type TaskOutcome } from './task.js';
 
 export interface AggregatesRunner {
   run(task: AggregatesTask): Promise<AggregatesResult>;
@@ -94,9 +94,9 @@ function unwrap(outcome: TaskOutcome): AggregatesResult {
   throw new EngineError(outcome.status, outcome.description);
 }
 
-export function inlineAggregatesRunner(storage: Storage, decoded?: DecodedSplitCache): AggregatesRunner {
+export function inlineAggregatesRunner(series: SeriesStore, decoded?: DecodedSplitCache): AggregatesRunner {
   return {
-    run: async (task) => unwrap(runAggregatesTaskSafely(storage, task, decoded)),
+    run: async (task) => unwrap(await loadAndRunAggregatesTask(series, task, decoded)),
     destroy: async () => {},
   };
 }

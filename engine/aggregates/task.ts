@@ -1,15 +1,16 @@
 /**
  * One cross-metric query as data: which series to read, where, and what to
  * compute. Planned on the main thread (granularity and method checks against
- * the policies, Gnocchi's `processor.get_measures`), run wherever a storage
- * handle is (inline or in a piscina worker), answering only the result.
+ * the policies, Gnocchi's `processor.get_measures`), run over a series
+ * snapshot of its metrics wherever one is loaded (inline or in a piscina
+ * worker), answering only the result.
  */
 import type { DecodedSplitCache } from '../decoded-splits.js';
+import type { SeriesSnapshot, SeriesStore } from '../drivers/types.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import type { Grouping, Series } from '../aggregation.js';
 import { EngineError, type ErrorDescription } from '../errors.js';
 import { readMeasures } from '../read-measures.js';
-import type { Storage } from '../storage.js';
 import type { OperationNode } from '../../formats/operations-nodes.js';
 import { alignAndEvaluate, type AggregatesResult, type Fill, type SamplingInput } from './align.js';
 import { unaggregable, unknownAggregation } from './errors.js';
@@ -120,11 +121,11 @@ export function keepIntervals(series: Series, intervals: readonly (readonly [num
 
 /** Reads every series the task needs and evaluates it. */
 /** `decoded`: the calling thread's decoded split cache, if any. */
-export function runAggregatesTask(storage: Storage, task: AggregatesTask, decoded?: DecodedSplitCache): AggregatesResult {
+export function runAggregatesTask(snapshot: SeriesSnapshot, task: AggregatesTask, decoded?: DecodedSplitCache): AggregatesResult {
   const bySampling = new Map<Grouping, SamplingInput>();
   for (const granularity of task.granularities) {
     for (const ref of task.refs) {
-      const [series] = readMeasures(storage, ref.metricId, ref.policy, {
+      const [series] = readMeasures(snapshot, ref.metricId, ref.policy, {
         method: ref.aggregation,
         granularities: [granularity],
         ...(task.start === undefined ? {} : { start: task.start }),
@@ -150,10 +151,20 @@ export function runAggregatesTask(storage: Storage, task: AggregatesTask, decode
   });
 }
 
-/** As {@link runAggregatesTask}, with engine errors returned as data (they cross threads). */
-export function runAggregatesTaskSafely(storage: Storage, task: AggregatesTask, decoded?: DecodedSplitCache): TaskOutcome {
+/** Loads the task's metrics from `series` and runs it, engine errors returned as data (they cross threads). */
+export async function loadAndRunAggregatesTask(series: SeriesStore, task: AggregatesTask, decoded?: DecodedSplitCache): Promise<TaskOutcome> {
+  const snapshot = await series.load(task.refs.map((ref) => ref.metricId));
   try {
-    return { ok: true, result: runAggregatesTask(storage, task, decoded) };
+    return runAggregatesTaskSafely(snapshot, task, decoded);
+  } finally {
+    snapshot.release();
+  }
+}
+
+/** As {@link runAggregatesTask}, with engine errors returned as data (they cross threads). */
+export function runAggregatesTaskSafely(snapshot: SeriesSnapshot, task: AggregatesTask, decoded?: DecodedSplitCache): TaskOutcome {
+  try {
+    return { ok: true, result: runAggregatesTask(snapshot, task, decoded) };
   } catch (err) {
     if (err instanceof EngineError) return { ok: false, status: err.status, description: err.description };
     throw err;

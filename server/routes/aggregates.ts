@@ -200,7 +200,7 @@ export interface AggregatesService {
 }
 
 export function aggregatesService(engine: Engine): AggregatesService {
-  const inline = inlineAggregatesRunner(engine.storage, engine.decodedSplits);
+  const inline = inlineAggregatesRunner(engine.drivers.series, engine.decodedSplits);
   let pool: AggregatesRunner | undefined;
   return {
     async run(task) {
@@ -431,13 +431,13 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       const metric = metrics[0]!;
       const policy = engine.policyOf(metric);
       if (!policy.aggregationMethods.includes(aggregation)) throw new AggregationMethodDoesNotExist(metric.id, aggregation);
-      return engine.readJson(metric, {
+      return (await engine.readJson(metric, {
         method: aggregation,
         granularities,
         ...(args.start === undefined ? {} : { start: args.start }),
         ...(args.stop === undefined ? {} : { stop: args.stop }),
         ...(resample === undefined ? {} : { resample }),
-      }, !args.relative).toString('latin1');
+      }, !args.relative)).toString('latin1');
     }
     for (const m of metrics) {
       const policy = engine.policyOf(m);

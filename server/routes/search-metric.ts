@@ -168,33 +168,38 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
         .sort((a, b) => b - a);
     }
     const parts: string[] = [];
-    for (const metric of metrics) {
-      const policy = engine.policyOf(metric);
-      // As Gnocchi does, the first metric's granularities serve for all.
-      granularities ??= policy.definition.map((d) => d.granularity).sort((a, b) => b - a);
-      for (const g of granularities) {
-        if (!policy.definition.some((d) => d.granularity === g)) {
-          throw new BadRequest({ cause: 'Aggregation does not exist', detail: { granularity: g / 1e6, aggregation_method: aggregation } });
+    const snapshot = await engine.loadSeries(metrics.map((m) => m.id));
+    try {
+      for (const metric of metrics) {
+        const policy = engine.policyOf(metric);
+        // As Gnocchi does, the first metric's granularities serve for all.
+        granularities ??= policy.definition.map((d) => d.granularity).sort((a, b) => b - a);
+        for (const g of granularities) {
+          if (!policy.definition.some((d) => d.granularity === g)) {
+            throw new BadRequest({ cause: 'Aggregation does not exist', detail: { granularity: g / 1e6, aggregation_method: aggregation } });
+          }
         }
-      }
-      if (!policy.aggregationMethods.includes(aggregation)) {
-        throw new BadRequest({ cause: 'Metric does not exist', detail: { metric: metricToJson(engine, metric, 'resource_id') } });
-      }
-      const series = engine.readSeries(metric, {
-        method: aggregation,
-        granularities,
-        ...(start === undefined ? {} : { start }),
-        ...(stop === undefined ? {} : { stop }),
-      });
-      const points: string[] = [];
-      for (const s of series) {
-        const g = pyFloat((s.granularity as number) / 1e6);
-        for (let i = 0; i < s.timestamps.length; i++) {
-          const v = s.values[i]!;
-          if (predicate(v) !== 0) points.push(`["${formatTimestamp(s.timestamps[i]!)}", ${g}, ${pyFloat(v)}]`);
+        if (!policy.aggregationMethods.includes(aggregation)) {
+          throw new BadRequest({ cause: 'Metric does not exist', detail: { metric: metricToJson(engine, metric, 'resource_id') } });
         }
+        const series = engine.readSeries(snapshot, metric, {
+          method: aggregation,
+          granularities,
+          ...(start === undefined ? {} : { start }),
+          ...(stop === undefined ? {} : { stop }),
+        });
+        const points: string[] = [];
+        for (const s of series) {
+          const g = pyFloat((s.granularity as number) / 1e6);
+          for (let i = 0; i < s.timestamps.length; i++) {
+            const v = s.values[i]!;
+            if (predicate(v) !== 0) points.push(`["${formatTimestamp(s.timestamps[i]!)}", ${g}, ${pyFloat(v)}]`);
+          }
+        }
+        parts.push(`${JSON.stringify(metric.id)}: [${points.join(', ')}]`);
       }
-      parts.push(`${JSON.stringify(metric.id)}: [${points.join(', ')}]`);
+    } finally {
+      snapshot.release();
     }
     return reply.type('application/json').send(`{${parts.join(', ')}}`);
   });

@@ -48,8 +48,8 @@ async function push(from: number, values: number[]): Promise<void> {
 }
 
 /** The values of an answer, in its order. */
-function read(): number[] {
-  return (JSON.parse(engine.readJson(metric, READ)) as [string, number, number][]).map(([, , v]) => v);
+async function read(): Promise<number[]> {
+  return (JSON.parse((await engine.readJson(metric, READ)).toString()) as [string, number, number][]).map(([, , v]) => v);
 }
 
 describe('Engine.readJson', () => {
@@ -57,37 +57,45 @@ describe('Engine.readJson', () => {
     await push(0, [1, 2]);
     await engine.refresh([metric.id]);
     const reads = vi.spyOn(engine, 'readSeries');
-    const first = engine.readJson(metric, READ);
-    for (let i = 0; i < 3; i++) expect(engine.readJson(metric, READ)).toEqual(first);
+    const first = await engine.readJson(metric, READ);
+    for (let i = 0; i < 3; i++) expect(await engine.readJson(metric, READ)).toEqual(first);
     expect(reads).toHaveBeenCalledTimes(2);
   });
 
   it('reads afresh while a batch holding the metric is being processed, its commit already visible', async () => {
     await push(0, [1, 2]);
     await engine.refresh([metric.id]);
-    expect(read()).toEqual([1, 2]);
+    expect(await read()).toEqual([1, 2]);
     await push(2, [3]);
-    // Processing on the main thread commits before refresh returns its promise;
-    // the processor reports the batch only once that promise settles.
-    const refreshed = engine.refresh([metric.id]);
-    expect(engine.processor.isProcessing(metric.id)).toBe(true);
-    expect(read()).toEqual([1, 2, 3]);
-    await refreshed;
-    expect(read()).toEqual([1, 2, 3]);
+    // Read as soon as the batch's commit is done: the processor hears of it
+    // only once the runner's promise settles.
+    const { series } = engine.drivers;
+    const commit = series.commit.bind(series);
+    let processing: boolean | undefined;
+    let during: number[] | undefined;
+    vi.spyOn(series, 'commit').mockImplementation(async (lease, batch) => {
+      await commit(lease, batch);
+      processing = engine.processor.isProcessing(metric.id);
+      during = await read();
+    });
+    await engine.refresh([metric.id]);
+    expect(processing).toBe(true);
+    expect(during).toEqual([1, 2, 3]);
+    expect(await read()).toEqual([1, 2, 3]);
   });
 
   it('reads afresh while a policy change is being committed, and forgets every answer after it', async () => {
     await push(0, [1, 2, 3]);
     await engine.refresh([metric.id]);
-    read();
+    await read();
     const reads = vi.spyOn(engine, 'readSeries');
     const change = engine.index.updatePolicy('p', (p) => ({ ...p, definition: [{ granularity: S, points: 2, timespan: 2 * S }] }));
     expect(engine.index.policiesChanging()).toBe(true);
-    read();
+    await read();
     expect(reads).toHaveBeenCalledTimes(1);
     await change;
     expect(engine.readCache.size).toBe(0);
-    expect(read()).toEqual([2, 3]);
+    expect(await read()).toEqual([2, 3]);
   });
 });
 
@@ -101,11 +109,13 @@ describe('the processor', () => {
     // Reads bypass the cache until the report, which drops what they cached before.
     const processingWhenReported: boolean[] = [];
     const onCommitted = vi.fn(() => processingWhenReported.push(processor.isProcessing(metric.id)));
-    const processor = new Processor({ storage: engine.storage, index: engine.index, runner: run, parallelism: 1, intervalMs: 1e9, batchSize: 8, onCommitted });
-    processor.noteIncoming(1, [{ metricId: metric.id, offset: 0, count: 1 }]);
+    const processor = new Processor({ drivers: engine.drivers, index: engine.index, runner: run, parallelism: 1, intervalMs: 1e9, batchSize: 8, onCommitted });
+    await processor.open();
+    processor.noteIncoming(0, 1, [{ metricId: metric.id, offset: 0, count: 1 }]);
     const refreshed = processor.refresh([metric.id]);
     expect(processor.isProcessing(metric.id)).toBe(true);
     await refreshed.catch(() => {});
+    await processor.close();
     expect(onCommitted).toHaveBeenCalledWith([metric.id]);
     expect(processor.isProcessing(metric.id)).toBe(false);
     expect(processingWhenReported).toEqual([true]);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
-import { Processor } from '../../engine/processor.js';
+import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { copyIncomingSlice, encodeIncomingBatch, incomingEntries } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
@@ -130,12 +130,27 @@ describe('the processor', () => {
     }
   }, 20_000);
 
+  it('drains with settling off, however many loose rows its batches leave', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
+    try {
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['count'] });
+      const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+      await engine.addMeasures(new Map([[m.id, series(Array.from({ length: 2 * SETTLE_LEAST_ROWS }, (_, i) => [i, 1] as [number, number]))]]));
+      await engine.processor.drained();
+      expect(engine.processor.backlog(false)).toMatchObject({ metrics: 0, measures: 0 });
+    } finally {
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('retries a failed batch after the interval, not in a tight loop', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-processor-'));
     const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 3_600_000 });
     let calls = 0;
     const processor = new Processor({
-      storage: engine.storage,
+      drivers: engine.drivers,
       index: engine.index,
       runner: async () => {
         calls++;
@@ -148,12 +163,13 @@ describe('the processor', () => {
     try {
       await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
       const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+      await processor.open();
       processor.start();
-      processor.noteIncoming(1, [{ metricId: m.id, offset: 0, count: 1 }]);
+      processor.noteIncoming(0, 1, [{ metricId: m.id, offset: 0, count: 1 }]);
       await new Promise((r) => setTimeout(r, 300));
       expect(calls).toBe(1);
     } finally {
-      await processor.stop();
+      await processor.close();
       await engine.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -165,7 +181,7 @@ describe('the processor', () => {
     const batches: string[][] = [];
     const held: (() => void)[] = [];
     const processor = new Processor({
-      storage: engine.storage,
+      drivers: engine.drivers,
       index: engine.index,
       // Batches stay in flight until released; each consumes every ref it was given.
       runner: (jobs) => {
@@ -181,7 +197,8 @@ describe('the processor', () => {
       await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) ids.push((await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null })).id);
-      const push = (seq: number) => processor.noteIncoming(seq, ids.map((metricId) => ({ metricId, offset: 0, count: 1 })));
+      const push = (seq: number) => processor.noteIncoming(0, seq, ids.map((metricId) => ({ metricId, offset: 0, count: 1 })));
+      await processor.open();
       processor.start();
       push(1);
       await settle();
@@ -196,7 +213,7 @@ describe('the processor', () => {
       expect(batches[2]).toHaveLength(5);
     } finally {
       for (const release of held) release();
-      await processor.stop();
+      await processor.close();
       await engine.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -22,6 +22,8 @@ import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, MAX_CHUNK_ROWS } from '../../engi
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
 const METHODS = ['mean', 'min', 'max', 'count', 'last'];
+/** The embedded mode's one shard, always held. */
+const LEASE = { shard: 0, fence: 0 };
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -237,11 +239,11 @@ describe('frozen rows, encoded', () => {
     await push(engine, metric, seconds(0, 40));
     const before = await readAll(engine, metric);
     const policy = engine.index.getPolicy('p')!;
-    const settle = (least: number) => processMetrics(engine.storage, [{ metricId: metric.id, policy, refs: [], settle: least }]);
+    const settle = (least: number) => processMetrics(engine.drivers, [{ metricId: metric.id, policy, refs: [], settle: least }], LEASE);
     const state = engine.storage.states.get(metric.id)!;
-    expect(settle(41)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: 39 })]);
+    expect(await settle(41)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: 39 })]);
     expect(engine.storage.states.get(metric.id)).toEqual(state);
-    expect(settle(39)).toEqual([expect.objectContaining({ looseRows: 0 })]);
+    expect(await settle(39)).toEqual([expect.objectContaining({ looseRows: 0 })]);
     expect(inlineRows(engine, metric)).toEqual([1, 1, 1]);
     expect(openSplitChunks(engine, metric)).toHaveLength(1);
     engine.readCache.invalidate([metric.id]);
@@ -262,8 +264,11 @@ describe('the processor settles quiet metrics', () => {
     const metric = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'm', creator: 'x', resourceId: null });
     await engine.addMeasures(new Map([[metric.id, { timestamps: Float64Array.from({ length: points }, (_, i) => T0 + i * S), values: new Float64Array(points).fill(2) }]]));
     await engine.processor.drained();
+    // drained() waits for measures, not for settling, which is due later.
+    expect(engine.activity.metricsSettled).toBe(0);
     const before = await engine.getMeasures(metric, { method: 'mean' });
-    await new Promise((r) => setTimeout(r, 300));
+    for (let waited = 0; waited < 5000 && engine.activity.metricsSettled < settled; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
     expect(engine.activity.metricsSettled).toBe(settled);
     expect(inlineRows(engine, metric)).toEqual([settled === 1 ? 1 : points]);
     engine.readCache.invalidate([metric.id]);
@@ -284,7 +289,7 @@ describe('settling between updates', () => {
     for (const points of all) {
       await push(engine, settled, points);
       await push(engine, plain, points);
-      if (rand() < 0.5) settles += processMetrics(engine.storage, [{ metricId: settled.id, policy, refs: [], settle: 1 + Math.floor(rand() * 20) }]).length;
+      if (rand() < 0.5) settles += (await processMetrics(engine.drivers, [{ metricId: settled.id, policy, refs: [], settle: 1 + Math.floor(rand() * 20) }], LEASE)).length;
     }
     expect(settles).toBeGreaterThan(all.length / 3);
     engine.readCache.invalidate([settled.id, plain.id]);

@@ -1,0 +1,145 @@
+// The processor works the shards its coordinator gives it: it takes a
+// shard's lease before processing it (finding the measures pushed meanwhile
+// in the shard's incoming records), commits each batch under that lease's
+// fence, and lets the shard go when the coordinator takes it away or the
+// lease is lost. The engine's own coordinator always holds the one shard;
+// a coordinator whose answers the test sets stands in for the others.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Coordinator, Fence, Lease, Shard } from '../../engine/drivers/types.js';
+import { Engine } from '../../engine/engine.js';
+import type { MetricRecord } from '../../engine/index.js';
+import { inlineRunner } from '../../engine/pool.js';
+import { Processor } from '../../engine/processor.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+
+class SetCoordinator implements Coordinator {
+  shards: Shard[] = [];
+  /** Whether lock() gets the lease. */
+  free = true;
+  /** Whether renew() keeps it. */
+  kept = true;
+  private fence = 6;
+  readonly released: [Shard, Fence][] = [];
+  private readonly listeners = new Set<() => void>();
+
+  owned(): readonly Shard[] {
+    return this.shards;
+  }
+
+  async lock(): Promise<Fence | null> {
+    return this.free ? ++this.fence : null;
+  }
+
+  async renew(): Promise<boolean> {
+    return this.kept;
+  }
+
+  async release(shard: Shard, fence: Fence): Promise<void> {
+    this.released.push([shard, fence]);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  give(shards: Shard[]): void {
+    this.shards = shards;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+let dataDir: string;
+let engine: Engine;
+let metric: MetricRecord;
+let coordinator: SetCoordinator;
+let leases: Lease[];
+let processor: Processor;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-leases-'));
+  engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+  // Only the processor under test processes.
+  await engine.processor.stop();
+  await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['sum'] });
+  metric = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+  coordinator = new SetCoordinator();
+  leases = [];
+  const run = inlineRunner(engine.drivers);
+  processor = new Processor({
+    drivers: { ...engine.drivers, coordinator },
+    index: engine.index,
+    runner: (jobs, lease) => {
+      leases.push(lease);
+      return run(jobs, lease);
+    },
+    parallelism: 1,
+    intervalMs: 1e9,
+    batchSize: 8,
+    leaseMs: 60,
+  });
+});
+
+afterEach(async () => {
+  await processor.close();
+  await engine.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function push(values: number[]): Promise<void> {
+  const timestamps = Float64Array.from(values, (_, i) => T0 + i * S);
+  await engine.addMeasures(new Map([[metric.id, { timestamps, values: Float64Array.from(values) }]]));
+}
+
+const pendingMetrics = () => processor.backlog(false).metrics;
+
+describe('shard leases', () => {
+  it('processes a shard only once given it, from the records pushed before, under its fence', async () => {
+    await processor.open();
+    processor.start();
+    await push([1, 2]);
+    processor.noteIncoming(0, 999, [{ metricId: metric.id, offset: 0, count: 1, newest: T0 }]);
+    expect(pendingMetrics(), 'another holder\'s shard').toBe(0);
+    coordinator.give([0]);
+    await vi.waitFor(() => expect(leases).toEqual([{ shard: 0, fence: 7 }]));
+    await processor.drained();
+    const [series] = await engine.getMeasures(metric, { method: 'sum' });
+    expect([...series!.values]).toEqual([1, 2]);
+  });
+
+  it('forgets a shard\'s measures when the lease is lost at a renewal, and finds them again under a new fence', async () => {
+    await push([1]);
+    coordinator.give([0]);
+    await processor.open();
+    expect(pendingMetrics()).toBe(1);
+    coordinator.kept = false;
+    coordinator.free = false;
+    await vi.waitFor(() => expect(pendingMetrics()).toBe(0));
+    coordinator.kept = true;
+    coordinator.free = true;
+    await vi.waitFor(() => expect(pendingMetrics()).toBe(1));
+    processor.start();
+    await processor.drained();
+    expect(leases).toEqual([{ shard: 0, fence: 8 }]);
+    const [series] = await engine.getMeasures(metric, { method: 'sum' });
+    expect([...series!.values]).toEqual([1]);
+  });
+
+  it('gives a shard back once no longer its own, and every shard it holds on close', async () => {
+    await push([1]);
+    coordinator.give([0]);
+    await processor.open();
+    coordinator.give([]);
+    await vi.waitFor(() => expect(coordinator.released).toEqual([[0, 7]]));
+    expect(pendingMetrics()).toBe(0);
+    coordinator.give([0]);
+    await vi.waitFor(() => expect(pendingMetrics()).toBe(1));
+    await processor.close();
+    expect(coordinator.released).toEqual([[0, 7], [0, 8]]);
+  });
+});
