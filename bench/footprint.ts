@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { StorageStats } from '../engine/db-stats.js';
-import { call, cpuSeconds, JSON_HEADERS, memory, runIfMain, startServer, waitForBacklog, writeResult, type Memory } from './harness.js';
+import { benchOptions, call, cpuSeconds, JSON_HEADERS, memory, runIfMain, startServer, waitForBacklog, writeResult, type Memory } from './harness.js';
 import { countWindow, cpuSet, createInfluxDatabase, LINE_HEADERS, lineBodies, memSet, OURS_LINE_WRITE, postAll, STEP } from './protocols.js';
 import { startVictoria, victoriaAvailable, VICTORIA_METRICS, waitForVictoriaPoints } from './victoria.js';
 
@@ -49,21 +49,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = argv.includes('--quick')
-    ? { policy: POLICIES, settle: 5, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8 }
-    : { policy: POLICIES, settle: 30, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8 };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i]!.replace(/^--/, '');
-    if (i + 1 >= argv.length) continue;
-    if (key === 'policy') {
-      const name = argv[++i] as PolicyName;
-      if (!POLICIES.includes(name)) throw new Error(`--policy takes ${POLICIES.join(', ')}`);
-      opts.policy = [name];
-    } else if (key in opts) {
-      (opts as unknown as Record<string, number>)[key] = Number(argv[++i]);
-    }
-  }
-  return opts;
+  return benchOptions<Options, 'policy'>(
+    argv,
+    {
+      quick: { policy: POLICIES, settle: 5, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8 },
+      full: { policy: POLICIES, settle: 30, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8 },
+    },
+    { flag: 'policy', key: 'policy' },
+  );
 }
 
 /** Allocated (blocks) and apparent (sizes) bytes under `dir`, each inode once, as `du` counts. */

@@ -46,6 +46,41 @@ export interface ServerOptions {
   defaultArchivePolicies?: boolean;
 }
 
+/** Sends SIGTERM to `child` (unless it exited), waits for its exit and removes `dataDir`. */
+export async function stopChild(child: ChildProcess, dataDir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Numeric `--name value` options over `defaults` (the `quick` ones with
+ * `--quick`), and `--<choice> NAME` narrowing the list `key` to one of its
+ * values.
+ */
+export function benchOptions<O extends object, K extends keyof O & string>(
+  argv: string[],
+  defaults: { quick: O; full: O },
+  choice: { flag: string; key: K },
+): O {
+  const opts = { ...(argv.includes('--quick') ? defaults.quick : defaults.full) };
+  const choices = opts[choice.key] as unknown as readonly string[];
+  for (let i = 0; i + 1 < argv.length; i++) {
+    const key = argv[i]!.replace(/^--/, '');
+    if (key === choice.flag) {
+      const name = argv[++i]!;
+      if (!choices.includes(name)) throw new Error(`--${choice.flag} takes ${choices.join(', ')}`);
+      (opts as Record<string, unknown>)[choice.key] = [name];
+    } else if (key in opts) {
+      (opts as Record<string, unknown>)[key] = Number(argv[++i]);
+    }
+  }
+  return opts;
+}
+
 /**
  * Spawns the server with `extraArgs` (e.g. `['--aggregates-workers', '2']`)
  * and waits until it answers.
@@ -70,14 +105,7 @@ export async function startServer(extraArgs: string[] = [], options: ServerOptio
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const base = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  const stop = () => stopChild(child, dataDir);
   for (let i = 0; i < 200; i++) {
     try {
       await fetch(`${base}/`);

@@ -31,7 +31,7 @@
  */
 import { compress } from 'snappyjs';
 import { encodeWriteRequest } from '../formats/prometheus-remote.js';
-import { AUTH, call, client, cpuSeconds, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
+import { AUTH, benchOptions, call, client, cpuSeconds, pool, runIfMain, startServer, waitForBacklog, writeResult } from './harness.js';
 import { startVictoria, victoriaAvailable, VICTORIA_METRICS, waitForVictoriaPoints } from './victoria.js';
 
 /** Seconds since the epoch of every series' first point (2023-11-14). */
@@ -289,21 +289,14 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = argv.includes('--quick')
-    ? { only: WORKLOADS, repeats: 1, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8 }
-    : { only: WORKLOADS, repeats: 1, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8 };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i]!.replace(/^--/, '');
-    if (i + 1 >= argv.length) continue;
-    if (key === 'only') {
-      const name = argv[++i] as WorkloadName;
-      if (!WORKLOADS.includes(name)) throw new Error(`--only takes ${WORKLOADS.join(', ')}`);
-      opts.only = [name];
-    } else if (key in opts) {
-      (opts as unknown as Record<string, number>)[key] = Number(argv[++i]);
-    }
-  }
-  return opts;
+  return benchOptions<Options, 'only'>(
+    argv,
+    {
+      quick: { only: WORKLOADS, repeats: 1, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8 },
+      full: { only: WORKLOADS, repeats: 1, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8 },
+    },
+    { flag: 'only', key: 'only' },
+  );
 }
 
 const median = (xs: number[]) => {

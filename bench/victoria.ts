@@ -6,10 +6,10 @@
  * absent the benchmarks run ours only.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './harness.js';
+import { freePort, stopChild } from './harness.js';
 
 export const VICTORIA_METRICS = '/usr/bin/victoria-metrics';
 
@@ -54,14 +54,7 @@ export async function startVictoria(): Promise<RunningVictoria> {
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const base = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  const stop = () => stopChild(child, dataDir);
   for (let i = 0; i < 200 && child.exitCode === null; i++) {
     try {
       await get(`${base}/health`);
