@@ -39,7 +39,9 @@ return seqs`,
  * ARGV: n, the n metric ids, the number of ranges, per range its metric
  * (1-based), granularity, start and end, then per metric its split prefix.
  * Answers per metric: {state, revision, chunks (field, bytes…), split index
- * (field, version…), splits in the ranges (field, bytes…)}.
+ * (field, version… joined by newlines: one string rather than thousands,
+ * which the client parses far faster), splits in the ranges (field,
+ * bytes…)}.
  */
 export const LOAD: LuaScript = {
   name: 'gnocchiLoad',
@@ -75,7 +77,7 @@ for i = 1, n do
       end
     end
   end
-  out[i] = {redis.call('HGET', KEYS[1], id), redis.call('HGET', KEYS[2], id), redis.call('HGETALL', KEYS[1 + 2 * i]), index, splits}
+  out[i] = {redis.call('HGET', KEYS[1], id), redis.call('HGET', KEYS[2], id), redis.call('HGETALL', KEYS[1 + 2 * i]), table.concat(index, '\\n'), splits}
 end
 return out`,
 };

@@ -29,7 +29,7 @@ import { parseSeriesField, seriesField, shardKeys } from './keys.js';
 import { COMMIT, LOAD, MARK_DELETED } from './scripts.js';
 
 /** What LOAD answers for one metric. */
-type LoadedMetric = [state: Buffer | null, revision: Buffer | null, chunks: Buffer[], index: Buffer[], splits: (Buffer | null)[]];
+type LoadedMetric = [state: Buffer | null, revision: Buffer | null, chunks: Buffer[], index: Buffer, splits: (Buffer | null)[]];
 
 interface MetricRecords {
   state: Buffer | undefined;
@@ -167,8 +167,9 @@ export class RedisSeriesStore implements SeriesStore {
     chunks.sort((a, b) => byGranularityThenKey(a.key, b.key));
     const indexed = new Set<string>();
     const splitKeys: SplitKeyTuple[] = [];
-    for (let j = 0; j < indexReply.length; j += 2) {
-      const field = indexReply[j]!.toString('latin1');
+    const index = indexReply.length === 0 ? [] : indexReply.toString('latin1').split('\n');
+    for (let j = 0; j < index.length; j += 2) {
+      const field = index[j]!;
       indexed.add(field);
       splitKeys.push([metricId, ...parseSeriesField(field)]);
     }
