@@ -208,3 +208,46 @@ export class SeriesLimitExceeded extends BadRequest {
     super(`partial write: max-series limit exceeded: (${limit}) dropped=${dropped} (the measures of ${series} new series past --max-series)`);
   }
 }
+
+/**
+ * An engine the data lives in (Redis, PostgreSQL) did not answer: down,
+ * restarting, or refusing writes. Nothing is lost by refusing; the client
+ * retries after `retryAfterSeconds`, by which time the driver has usually
+ * reconnected by itself.
+ */
+export class EngineUnavailable extends EngineError {
+  constructor(
+    readonly engine: string,
+    detail: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(503, `${engine} unavailable: ${detail}`);
+  }
+}
+
+/**
+ * A processing commit refused because it was computed under a lease that is
+ * no longer the shard's (another holder took the shard since), or from
+ * states another commit changed meanwhile. Nothing of it was applied; the
+ * shard's new holder processes those measures.
+ */
+export class FencedCommit extends EngineError {
+  constructor(
+    readonly shard: number,
+    readonly fence: number,
+    reason: string,
+  ) {
+    super(409, `Commit on shard ${shard} under fence ${fence} refused: ${reason}`);
+  }
+}
+
+/**
+ * Computing code asked a series snapshot for sealed splits it was not
+ * loaded with (SeriesStore.load's ranges). Load again with these keys'
+ * ranges added and compute again.
+ */
+export class SnapshotMiss extends EngineError {
+  constructor(readonly keys: readonly (readonly [metricId: string, granularity: number, key: number])[]) {
+    super(500, `Series snapshot was not loaded with splits ${keys.map((k) => k.join(' ')).join(', ')}`);
+  }
+}

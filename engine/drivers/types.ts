@@ -103,6 +103,11 @@ export interface SeriesSnapshot {
   chunk(key: StateChunkKey): Uint8Array | undefined;
   /** Sealed split keys of the range, ascending, the first `limit` when given. */
   splitKeys(range: SeriesRange, limit?: number): Iterable<SplitKeyTuple>;
+  /**
+   * Undefined when no such split is stored. A store that loads sealed
+   * splits only in the ranges asked of load throws SnapshotMiss
+   * (engine/errors.ts) for a stored split outside them.
+   */
   split(key: SplitKeyTuple): Uint8Array | undefined;
   /**
    * Done reading. A thread that then idles (a worker between tasks) must
@@ -116,9 +121,11 @@ export interface SeriesSnapshot {
 export interface SeriesStore {
   /**
    * A snapshot holding at least these metrics' records, and seeing every
-   * commit that completed before the call, on any thread.
+   * commit that completed before the call, on any thread. `splits`: the
+   * sealed splits the computing code will read (a network store loads only
+   * those; a store whose snapshot reads in place needs no hint).
    */
-  load(metricIds: readonly string[]): Promise<SeriesSnapshot>;
+  load(metricIds: readonly string[], splits?: readonly SeriesRange[]): Promise<SeriesSnapshot>;
   /** Applies a processing batch's writes at once: all or none, each metric's only while it exists. */
   commit(lease: Lease, batch: readonly MetricWrites[]): Promise<void>;
 }
