@@ -44,7 +44,7 @@ export async function run(rounds = 15): Promise<void> {
       snapshot.release();
     }
   };
-  const pool = workerAggregatesRunner(dataDir, 2);
+  const pool = workerAggregatesRunner({ kind: 'lmdb', dataDir }, 2);
   const rows: Record<string, unknown>[] = [];
   try {
     const maxPoints = Math.max(...SIZES.map(([, p]) => p));

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   const url = execFileSync('bash', [join(SCRIPTS, 'start-redis.sh'), dir, String(port)]).toString().trim();
   try {
     const redisPid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
-    const drivers = await redisDrivers(url, { shards: 4, nodeId: 'bench' });
+    const drivers = await redisDrivers({ incoming: url, series: url, shards: 4 }, { nodeId: 'bench' });
     try {
       console.table(await run(drivers, redisPid, seconds));
     } finally {

@@ -20,6 +20,7 @@ import { ReadCache, readKey } from './read-cache.js';
 import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { lmdbDrivers } from './drivers/lmdb/drivers.js';
+import type { DriversLocation } from './drivers/location.js';
 import type { Drivers, IncomingLog, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
@@ -121,19 +122,22 @@ export class Engine {
   readonly readCache: ReadCache;
   readonly decodedSplits: DecodedSplitCache;
   readonly activity = new Activity();
+  /** Where worker threads open their own drivers. */
+  readonly location: DriversLocation;
   private readonly pool: WorkerRunner | undefined;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
     upgradeIncoming(this.storage, options.progress);
     this.drivers = lmdbDrivers(this.storage);
+    this.location = { kind: 'lmdb', dataDir: options.dataDir };
     this.readCache = new ReadCache(options.readCacheSize ?? 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
     this.index = new Index(this.storage, () => this.readCache.clear());
     this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids), options.progress);
     let runner: JobRunner;
     if (options.workers > 0) {
-      this.pool = createWorkerRunner(options.dataDir, options.workers, options.processingNice ?? 0);
+      this.pool = createWorkerRunner(this.location, options.workers, options.processingNice ?? 0);
       runner = this.pool.run;
     } else {
       runner = inlineRunner(this.drivers);

@@ -1,9 +1,10 @@
 /**
  * Where processing jobs run: a piscina pool of worker threads (each opens
- * its own drivers on the same data directory), or the calling thread.
+ * its own drivers at the location the tasks carry), or the calling thread.
  */
 import { Piscina } from 'piscina';
 import type { ArchivePolicy } from './archive-policy.js';
+import type { DriversLocation } from './drivers/location.js';
 import type { Lease } from './drivers/types.js';
 import type { IncomingRef } from './incoming-batch.js';
 import { processMetrics, type ProcessingDrivers, type ProcessJob, type ProcessResult } from './process-metrics.js';
@@ -24,7 +25,7 @@ export interface WorkerRunner {
  * visible share of the main thread's time.
  */
 export interface ProcessTask extends Lease {
-  dataDir: string;
+  drivers: DriversLocation;
   policies: ArchivePolicy[];
   metricIds: string[];
   /** Per job, its policy's index in `policies`. */
@@ -37,10 +38,10 @@ export interface ProcessTask extends Lease {
   settle?: number;
 }
 
-export function toTask(dataDir: string, jobs: ProcessJob[], { shard, fence }: Lease): ProcessTask {
+export function toTask(drivers: DriversLocation, jobs: ProcessJob[], { shard, fence }: Lease): ProcessTask {
   const indexes = new Map<string, number>();
   const task: ProcessTask = {
-    dataDir,
+    drivers,
     shard,
     fence,
     policies: [],
@@ -89,11 +90,11 @@ export interface ProcessWorkerData {
   nice: number;
 }
 
-export function createWorkerRunner(dataDir: string, threads: number, nice = 0): WorkerRunner {
+export function createWorkerRunner(drivers: DriversLocation, threads: number, nice = 0): WorkerRunner {
   const data: ProcessWorkerData = { nice };
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads });
   return {
-    run: (jobs, lease) => pool.run(toTask(dataDir, jobs, lease)) as Promise<ProcessResult[]>,
+    run: (jobs, lease) => pool.run(toTask(drivers, jobs, lease)) as Promise<ProcessResult[]>,
     utilization: () => pool.utilization,
     destroy: () => pool.destroy(),
   };

@@ -4,6 +4,7 @@
  * task (ids, policies, the AST) and the result cross.
  */
 import type { DecodedSplitCache } from '../decoded-splits.js';
+import type { DriversLocation } from '../drivers/location.js';
 import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
@@ -37,7 +38,7 @@ export interface WireTask {
 }
 
 export interface AggregatesWorkerTask {
-  dataDir: string;
+  drivers: DriversLocation;
   wire: WireTask;
 }
 
@@ -107,11 +108,11 @@ export interface AggregatesWorkerData {
   splitCacheSize: number;
 }
 
-export function workerAggregatesRunner(dataDir: string, threads: number, splitCacheSize = 0): AggregatesRunner {
+export function workerAggregatesRunner(drivers: DriversLocation, threads: number, splitCacheSize = 0): AggregatesRunner {
   const data: AggregatesWorkerData = { splitCacheSize };
   const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
   return {
-    run: async (task) => unwrap((await pool.run({ dataDir, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
+    run: async (task) => unwrap((await pool.run({ drivers, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: () => pool.destroy(),
   };
 }

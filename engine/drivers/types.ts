@@ -40,11 +40,18 @@ export interface IncomingLog {
   /** Appends one record per shard; resolves, with each record's seq, once they are durable. */
   append(records: ReadonlyMap<Shard, Uint8Array>): Promise<Map<Shard, number>>;
   /**
-   * Visits every record the shard still holds, oldest first (taking a shard
-   * over: its pending points are found again from them). `bytes` are valid
-   * during the call only.
+   * Whether other processes append too (cluster nodes): then a shard's
+   * holder learns of their records by scanning after the last seq it saw.
    */
-  scan(shard: Shard, visit: (seq: number, bytes: Uint8Array) => void): Promise<void>;
+  readonly shared: boolean;
+  /**
+   * Visits every record the shard still holds whose seq is above `after`
+   * (default: all), oldest first (taking a shard over: its pending points
+   * are found again from them). `bytes` are valid during the call only.
+   */
+  scan(shard: Shard, visit: (seq: number, bytes: Uint8Array) => void, after?: number): Promise<void>;
+  /** The newest seq given in the shard: every record acknowledged so far has one at most this. */
+  head(shard: Shard): Promise<number>;
   /** Visits the records `seqs` (ascending) that the shard still holds; `bytes` as in scan. */
   fetch(shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void>;
   /** Deletes a record no metric needs any more. */

@@ -210,7 +210,7 @@ export function aggregatesService(engine: Engine): AggregatesService {
       // One query is one worker task: cut in two time ranges on two workers it
       // measured 1.2-1.7x slower (bench/aggregates-split.bench.ts); both workers
       // serve concurrent queries and groups instead.
-      pool ??= workerAggregatesRunner(engine.options.dataDir, engine.options.workers, engine.options.splitCacheSize);
+      pool ??= workerAggregatesRunner(engine.location, engine.options.workers, engine.options.splitCacheSize);
       return pool.run(task);
     },
     async close() {

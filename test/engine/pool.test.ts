@@ -11,7 +11,7 @@ describe('worker tasks', () => {
     const refs = [{ seq: 7, offset: 45, count: 2 }];
     const jobs = [{ metricId: 'm1', policy: a, refs }, { metricId: 'm2', policy: b, refs: [] }, { metricId: 'm3', policy: a, refs }];
     const lease = { shard: 3, fence: 12 };
-    const task = toTask('/data', jobs, lease);
+    const task = toTask({ kind: 'lmdb', dataDir: '/data' }, jobs, lease);
     expect(task.policies.map((p) => p.name)).toEqual(['a', 'b']);
     expect(fromTask(structuredClone(task))).toEqual({ jobs, lease });
   });

@@ -16,6 +16,7 @@ const RESERVED_BLOCK = 1_000_000;
 
 export class LmdbIncomingLog implements IncomingLog {
   readonly shards = 1;
+  readonly shared = false;
   /** The newest seq given; undefined until the first append. */
   private seq: number | undefined;
   /** Seqs up to this are reserved in meta `incomingSeq`. */
@@ -39,10 +40,15 @@ export class LmdbIncomingLog implements IncomingLog {
     return seqs;
   }
 
-  private nextSeq(): number {
+  private lastSeq(): number {
     const { storage } = this;
     this.seq ??= Math.max(Number(storage.meta.get('incomingSeq') ?? 0), ...storage.incomingBatches.getKeys({ reverse: true, limit: 1 }));
-    const seq = ++this.seq;
+    return this.seq;
+  }
+
+  private nextSeq(): number {
+    const { storage } = this;
+    const seq = (this.seq = this.lastSeq() + 1);
     if (seq >= this.reservedSeq) {
       this.reservedSeq = seq + RESERVED_BLOCK;
       void storage.meta.put('incomingSeq', this.reservedSeq);
@@ -50,8 +56,12 @@ export class LmdbIncomingLog implements IncomingLog {
     return seq;
   }
 
-  async scan(_shard: Shard, visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {
-    for (const { key, value } of this.storage.incomingBatches.getRange()) visit(key, value);
+  async scan(_shard: Shard, visit: (seq: number, bytes: Uint8Array) => void, after = 0): Promise<void> {
+    for (const { key, value } of this.storage.incomingBatches.getRange({ start: after + 1 })) visit(key, value);
+  }
+
+  async head(): Promise<number> {
+    return this.lastSeq();
   }
 
   async fetch(_shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {

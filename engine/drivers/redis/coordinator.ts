@@ -25,6 +25,8 @@ export interface RedisCoordinatorOptions {
   memberTtlMs?: number;
   /** Told of failed heartbeats (Redis down); the next one is tried on schedule. */
   onError?: (err: unknown) => void;
+  /** What the node says of itself with each heartbeat (JSON), for the cluster's status; see reports(). */
+  report?: () => unknown;
 }
 
 export class RedisCoordinator implements Coordinator {
@@ -60,7 +62,7 @@ export class RedisCoordinator implements Coordinator {
   /** Beats, then takes the live members as they are now. */
   async heartbeat(): Promise<void> {
     const { nodeId, shards } = this.options;
-    const reply = (await guard(runScript(this.client, HEARTBEAT, [memberKeys.all, memberKeys.node(nodeId)], [nodeId, String(this.memberTtlMs), memberKeys.node('')]))) as Buffer[];
+    const reply = (await guard(runScript(this.client, HEARTBEAT, [memberKeys.all, memberKeys.node(nodeId)], [nodeId, String(this.memberTtlMs), memberKeys.node(''), JSON.stringify(this.options.report?.() ?? null)]))) as Buffer[];
     const members = reply.map((b) => b.toString()).sort();
     if (members.length === this.members.length && members.every((m, i) => m === this.members[i])) return;
     this.members = members;
@@ -71,6 +73,14 @@ export class RedisCoordinator implements Coordinator {
   /** The live members at the last heartbeat, sorted. */
   liveMembers(): readonly string[] {
     return this.members;
+  }
+
+  /** The live members' last reports, by node id. */
+  async reports(): Promise<Map<string, unknown>> {
+    const members = this.members;
+    if (members.length === 0) return new Map();
+    const values = await guard(this.client.mget(members.map((m) => memberKeys.node(m))));
+    return new Map(members.flatMap((m, i) => (values[i] == null ? [] : [[m, JSON.parse(values[i]!) as unknown]])));
   }
 
   owned(): readonly Shard[] {

@@ -1,52 +1,91 @@
-/** The Redis drivers over one connection: incoming log, series store and coordinator of one node. */
+/**
+ * The Redis drivers of a node: the incoming log on the `incoming` Redis,
+ * the series store and the coordinator on the `series` one (the lease's
+ * fence is checked inside the series commit script, so both must be one
+ * Redis), one connection each (one in all when the URLs are the same).
+ * Worker threads open the data drivers only: they never join the cluster.
+ */
 import type { Redis } from 'ioredis';
+import type { ProcessingDrivers } from '../../process-metrics.js';
 import type { Drivers } from '../types.js';
 import { connectRedis, type RedisConnectionOptions } from './connection.js';
 import { RedisCoordinator } from './coordinator.js';
 import { RedisIncomingLog } from './incoming.js';
 import { RedisSeriesStore } from './series.js';
 
-export interface RedisDriversOptions extends RedisConnectionOptions {
+export interface RedisLocation {
+  /** redis:// URL of the incoming measures. */
+  incoming: string;
+  /** redis:// URL of the series records and shard leases. */
+  series: string;
   /** Shards metrics are spread over; the same on every node of a cluster. */
   shards: number;
+}
+
+export interface RedisDriversOptions extends RedisConnectionOptions {
   nodeId: string;
   memberTtlMs?: number;
 }
 
-export interface RedisDrivers extends Drivers {
+export interface RedisDataDrivers extends ProcessingDrivers {
   incoming: RedisIncomingLog;
   series: RedisSeriesStore;
-  coordinator: RedisCoordinator;
-  client: Redis;
-  /** Leaves the cluster and closes the connection. */
+  /** Closes the connections. */
   close(): Promise<void>;
 }
 
-/** Connects and joins (EngineUnavailable when Redis does not answer). */
-export async function redisDrivers(url: string, options: RedisDriversOptions): Promise<RedisDrivers> {
-  const client = await connectRedis(url, options);
-  const coordinator = new RedisCoordinator(client, {
+export interface RedisDrivers extends RedisDataDrivers, Pick<Drivers, 'coordinator'> {
+  coordinator: RedisCoordinator;
+  /** The series Redis' client. */
+  client: Redis;
+}
+
+/** Connects to the incoming and series Redis (EngineUnavailable when one does not answer). */
+export async function redisDataDrivers(location: RedisLocation, options: RedisConnectionOptions = {}): Promise<RedisDataDrivers & { client: Redis }> {
+  const client = await connectRedis(location.series, options);
+  let incomingClient = client;
+  if (location.incoming !== location.series) {
+    try {
+      incomingClient = await connectRedis(location.incoming, options);
+    } catch (err) {
+      client.disconnect();
+      throw err;
+    }
+  }
+  return {
+    client,
+    incoming: new RedisIncomingLog(incomingClient, location.shards),
+    series: new RedisSeriesStore(client, location.shards),
+    async close() {
+      client.disconnect();
+      if (incomingClient !== client) incomingClient.disconnect();
+    },
+  };
+}
+
+/** Connects and joins the cluster as `nodeId`. */
+export async function redisDrivers(location: RedisLocation, options: RedisDriversOptions): Promise<RedisDrivers> {
+  const data = await redisDataDrivers(location, options);
+  const coordinator = new RedisCoordinator(data.client, {
     nodeId: options.nodeId,
-    shards: options.shards,
+    shards: location.shards,
     ...(options.memberTtlMs === undefined ? {} : { memberTtlMs: options.memberTtlMs }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
   try {
     await coordinator.start();
   } catch (err) {
-    client.disconnect();
+    await data.close();
     throw err;
   }
   return {
-    client,
-    incoming: new RedisIncomingLog(client, options.shards),
-    series: new RedisSeriesStore(client, options.shards),
+    ...data,
     coordinator,
     async close() {
       try {
         await coordinator.close();
       } finally {
-        client.disconnect();
+        await data.close();
       }
     },
   };

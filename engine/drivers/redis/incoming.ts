@@ -30,6 +30,8 @@ function seqOf(id: Buffer): number {
 }
 
 export class RedisIncomingLog implements IncomingLog {
+  readonly shared = true;
+
   constructor(
     private readonly client: Redis,
     readonly shards: number,
@@ -47,15 +49,19 @@ export class RedisIncomingLog implements IncomingLog {
     return new Map(shards.map((shard, i) => [shard, seqs[i]!]));
   }
 
-  async scan(shard: Shard, visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {
+  async scan(shard: Shard, visit: (seq: number, bytes: Uint8Array) => void, after = 0): Promise<void> {
     const key = shardKeys.incoming(shard);
-    let from = '-';
+    let from = after > 0 ? `(${after}-0` : '-';
     for (;;) {
       const page = (await guard(this.client.xrangeBuffer(key, from, '+', 'COUNT', SCAN_PAGE))) as unknown as StreamEntry[];
       for (const [id, fields] of page) visit(seqOf(id), fields[1]!);
       if (page.length < SCAN_PAGE) return;
       from = `(${page[page.length - 1]![0].toString('latin1')}`;
     }
+  }
+
+  async head(shard: Shard): Promise<number> {
+    return Number((await guard(this.client.get(shardKeys.seq(shard)))) ?? 0);
   }
 
   async fetch(shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {

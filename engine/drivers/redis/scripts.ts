@@ -214,7 +214,7 @@ return 1`,
 export const HEARTBEAT: LuaScript = {
   name: 'gnocchiHeartbeat',
   lua: `
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
 redis.call('SADD', KEYS[1], ARGV[1])
 local live = {}
 for _, node in ipairs(redis.call('SMEMBERS', KEYS[1])) do

@@ -24,9 +24,9 @@ function idInShard(incoming: IncomingLog, shard: Shard): string {
   }
 }
 
-async function scanned(incoming: IncomingLog, shard: Shard): Promise<[number, string][]> {
+async function scanned(incoming: IncomingLog, shard: Shard, after?: number): Promise<[number, string][]> {
   const out: [number, string][] = [];
-  await incoming.scan(shard, (seq, value) => out.push([seq, text(value)!]));
+  await incoming.scan(shard, (seq, value) => out.push([seq, text(value)!]), after);
   return out;
 }
 
@@ -62,6 +62,9 @@ for (const impl of IMPLEMENTATIONS) {
         expect(a).toBeLessThan(b!);
         expect(b).toBeLessThan(c!);
         expect(await scanned(s.incoming, shard)).toEqual([[a, `a${shard}`], [b, `b${shard}`], [c, `c${shard}`]]);
+        expect(await scanned(s.incoming, shard, a)).toEqual([[b, `b${shard}`], [c, `c${shard}`]]);
+        expect(await scanned(s.incoming, shard, c)).toEqual([]);
+        expect(await s.incoming.head(shard)).toBeGreaterThanOrEqual(c!);
         await s.incoming.drop(shard, b!);
         expect(await scanned(s.incoming, shard)).toEqual([[a, `a${shard}`], [c, `c${shard}`]]);
         const fetched: [number, string][] = [];

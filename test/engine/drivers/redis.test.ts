@@ -149,6 +149,23 @@ describe.skipIf(missing !== undefined)(missing ?? 'Redis drivers', { timeout: 60
     await stays!.close();
   });
 
+  it("hands each live node's last report to any node, and none of a node that left", async () => {
+    const client = subjects[0]!.drivers.client;
+    let backlog = 5;
+    const [a, b] = ['n1', 'n2'].map((nodeId) => new RedisCoordinator(client, { nodeId, shards: 4, memberTtlMs: 3000, report: () => ({ nodeId, backlog }) }));
+    await a!.start();
+    await b!.start();
+    await a!.heartbeat();
+    expect(await a!.reports()).toEqual(new Map([['n1', { nodeId: 'n1', backlog: 5 }], ['n2', { nodeId: 'n2', backlog: 5 }]]));
+    backlog = 7;
+    await b!.heartbeat();
+    expect((await a!.reports()).get('n2')).toEqual({ nodeId: 'n2', backlog: 7 });
+    await b!.close();
+    await a!.heartbeat();
+    expect([...(await a!.reports()).keys()]).toEqual(['n1']);
+    await a!.close();
+  });
+
   it('refuses a commit computed from states another commit changed since', async () => {
     const s = subjects[0]!;
     const other = new RedisSeriesStore(s.drivers.client, REDIS_SHARDS);

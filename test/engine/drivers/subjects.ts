@@ -88,7 +88,7 @@ export class RedisSubject implements Subject {
 
   static async open(engine?: Engine, nodeId = 'node-a'): Promise<RedisSubject> {
     const redis = engine ?? (await startRedis());
-    return new RedisSubject(redis, await redisDrivers(redis.url, { shards: REDIS_SHARDS, nodeId, commandTimeoutMs: 1000, connectTimeoutMs: 500 }));
+    return new RedisSubject(redis, await redisDrivers({ incoming: redis.url, series: redis.url, shards: REDIS_SHARDS }, { nodeId, commandTimeoutMs: 1000, connectTimeoutMs: 500 }));
   }
 
   get incoming(): RedisDrivers['incoming'] {

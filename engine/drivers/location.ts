@@ -1,0 +1,25 @@
+/**
+ * Where a thread finds the data drivers (incoming log and series store): it
+ * crosses to the worker threads with each task, and each thread opens its
+ * own drivers there once.
+ */
+import type { ProcessingDrivers } from '../process-metrics.js';
+import { threadLmdbDrivers } from './lmdb/drivers.js';
+import { redisDataDrivers, type RedisLocation } from './redis/drivers.js';
+
+export type DriversLocation = { kind: 'lmdb'; dataDir: string } | ({ kind: 'redis' } & RedisLocation);
+
+const opened = new Map<string, Promise<ProcessingDrivers>>();
+
+/** This thread's data drivers at `location`; a failed connection is tried again at the next call. */
+export function threadDrivers(location: DriversLocation): ProcessingDrivers | Promise<ProcessingDrivers> {
+  if (location.kind === 'lmdb') return threadLmdbDrivers(location.dataDir);
+  const key = `${location.incoming} ${location.series} ${location.shards}`;
+  let drivers = opened.get(key);
+  if (drivers === undefined) {
+    drivers = redisDataDrivers(location);
+    opened.set(key, drivers);
+    drivers.catch(() => opened.delete(key));
+  }
+  return drivers;
+}
