@@ -15,13 +15,14 @@ import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
 import { ResourceIndex } from './resources.js';
-import { readMeasures, type AggregatedSeries, type ReadOptions } from './read-measures.js';
+import { readMeasures, readRanges, type AggregatedSeries, type ReadOptions } from './read-measures.js';
+import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { ReadCache, readKey } from './read-cache.js';
 import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { lmdbDrivers } from './drivers/lmdb/drivers.js';
 import type { DriversLocation } from './drivers/location.js';
-import type { Drivers, IncomingLog, SeriesSnapshot, Shard } from './drivers/types.js';
+import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -310,12 +311,7 @@ export class Engine {
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
     const read = await this.resolveRead(metric, options);
-    const snapshot = await this.loadSeries([metric.id]);
-    try {
-      return this.readSeries(snapshot, metric, read);
-    } finally {
-      snapshot.release();
-    }
+    return this.withSeries([metric.id], readRanges(metric.id, read.granularities, read.start, read.stop), (snapshot) => this.readSeries(snapshot, metric, read));
   }
 
   /** getMeasures' answer as JSON (see readJson). */
@@ -335,8 +331,7 @@ export class Engine {
    * policy change is being committed (the same, for the index's clear).
    */
   async readJson(metric: MetricRecord, read: ReadOptions, cache = true): Promise<Buffer> {
-    const snapshot = await this.loadSeries([metric.id]);
-    try {
+    return this.withSeries([metric.id], readRanges(metric.id, read.granularities, read.start, read.stop), (snapshot) => {
       const fresh = () => serializePoints(this.readSeries(snapshot, metric, read));
       if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
       const key = readKey(read);
@@ -345,14 +340,17 @@ export class Engine {
       const answer = fresh();
       if (this.readCache.admit(metric.id, key)) this.readCache.set(metric.id, key, answer);
       return answer;
-    } finally {
-      snapshot.release();
-    }
+    });
   }
 
   /** A snapshot of these metrics' series, for readSeries; release it once read. */
   loadSeries(metricIds: readonly string[]): Promise<SeriesSnapshot> {
     return this.drivers.series.load(metricIds);
+  }
+
+  /** `compute` on a snapshot of these metrics' series holding at least `ranges`' sealed splits (see withSnapshot). */
+  withSeries<T>(metricIds: readonly string[], ranges: readonly SeriesRange[], compute: (snapshot: SeriesSnapshot) => T): Promise<T> {
+    return withSnapshot(this.drivers.series, metricIds, ranges, compute);
   }
 
   /** Reads from a snapshot, through this thread's decoded splits. */

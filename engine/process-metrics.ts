@@ -14,6 +14,7 @@ import { computeUpdate, type GranularityUpdate, type Received } from './compute-
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
+import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { WriteQueue } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
@@ -198,21 +199,21 @@ export type ProcessingDrivers = Pick<Drivers, 'incoming' | 'series'>;
 
 /** Processes the pending measures of `jobs`, all of the lease's shard, and commits the results under its fence. */
 export async function processMetrics({ incoming, series }: ProcessingDrivers, jobs: ProcessJob[], lease: Lease): Promise<ProcessResult[]> {
-  const snapshot = await series.load(jobs.map((job) => job.metricId));
-  let planned: Planned[];
-  try {
+  // Fetched in the first round only: a metric's states are the same in the
+  // next (the lease keeps other commits out), and so are its pending points.
+  let points: (Received | null)[] | undefined;
+  // The snapshot is released after planning, everything read copied out by
+  // then: an open LMDB read transaction would keep LMDB from reusing the
+  // pages this commit frees.
+  const planned = await withSnapshot(series, jobs.map((job) => job.metricId), [], async (snapshot) => {
     const states = jobs.map((job) => {
       const stored = snapshot.state(job.metricId);
       // Its open splits stay views into the bytes, which must outlive the next read.
       return stored === undefined ? null : decodeMetricState(Buffer.from(stored));
     });
-    const points = await pendingPoints(incoming, lease.shard, jobs, states);
-    planned = jobs.map((job, i) => planUpdate(snapshot, job, states[i] ?? null, points[i]!));
-  } finally {
-    // Everything read is copied out by now. An open LMDB read transaction
-    // would keep LMDB from reusing the pages this commit frees.
-    snapshot.release();
-  }
+    points ??= await pendingPoints(incoming, lease.shard, jobs, states);
+    return jobs.map((job, i) => planUpdate(snapshot, job, states[i] ?? null, points![i]!));
+  });
   await series.commit(lease, planned.map(({ result, writes }) => ({ metricId: result.metricId, writes })));
   return planned.map(({ result }) => result);
 }

@@ -18,7 +18,7 @@ import {
   type Series,
 } from './aggregation.js';
 import type { DecodedSplitCache } from './decoded-splits.js';
-import type { SeriesSnapshot } from './drivers/types.js';
+import type { SeriesRange, SeriesSnapshot } from './drivers/types.js';
 import { openSplitOf } from './metric-state.js';
 import { decodeChunk, openSplitChunks } from './state-chunks.js';
 import { decodeRawSplits, decodeStoredSplit, POINTS_PER_SPLIT, splitKeyOf, type SplitColumns } from './split.js';
@@ -78,6 +78,19 @@ function splitKeys(snapshot: SeriesSnapshot, metricId: string, granularity: numb
   return [...snapshot.splitKeys({ metricId, granularity, start: startKey, end: endKey })].map((key) => key[2]);
 }
 
+/** The split-key range of a read at one granularity: [startKey, endKey). */
+function keyRange(granularity: number, start: number | undefined, stop: number | undefined): [number, number] {
+  return [start === undefined ? -1 : splitKeyOf(start, granularity), stop === undefined ? Number.MAX_SAFE_INTEGER : splitKeyOf(stop, granularity) + 1];
+}
+
+/** The sealed splits a read of `metricId` looks at: what to load for it (SeriesStore.load). */
+export function readRanges(metricId: string, granularities: readonly number[], start: number | undefined, stop: number | undefined): SeriesRange[] {
+  return granularities.map((granularity) => {
+    const [startKey, endKey] = keyRange(granularity, start, stop);
+    return { metricId, granularity, start: startKey, end: endKey };
+  });
+}
+
 function readColumn(
   snapshot: SeriesSnapshot,
   metricId: string,
@@ -89,8 +102,7 @@ function readColumn(
   decoded: DecodedSplitCache | undefined,
 ): Series {
   const ncols = policy.aggregationMethods.length;
-  const startKey = start === undefined ? -1 : splitKeyOf(start, granularity);
-  const endKey = stop === undefined ? Number.MAX_SAFE_INTEGER : splitKeyOf(stop, granularity) + 1;
+  const [startKey, endKey] = keyRange(granularity, start, stop);
   const parts: Series[] = [];
   /** The column of encoded split bytes, decoded once for as long as the same bytes are stored under `id`. */
   const decodedColumn = (id: string, encoded: Uint8Array, decode: () => SplitColumns): Series => {

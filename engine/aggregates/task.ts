@@ -9,8 +9,9 @@ import type { DecodedSplitCache } from '../decoded-splits.js';
 import type { SeriesSnapshot, SeriesStore } from '../drivers/types.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import type { Grouping, Series } from '../aggregation.js';
-import { EngineError, type ErrorDescription } from '../errors.js';
-import { readMeasures } from '../read-measures.js';
+import { EngineError, SnapshotMiss, type ErrorDescription } from '../errors.js';
+import { readMeasures, readRanges } from '../read-measures.js';
+import { withSnapshot } from '../drivers/snapshot-rounds.js';
 import type { OperationNode } from '../../formats/operations-nodes.js';
 import { alignAndEvaluate, type AggregatesResult, type Fill, type SamplingInput } from './align.js';
 import { unaggregable, unknownAggregation } from './errors.js';
@@ -152,13 +153,10 @@ export function runAggregatesTask(snapshot: SeriesSnapshot, task: AggregatesTask
 }
 
 /** Loads the task's metrics from `series` and runs it, engine errors returned as data (they cross threads). */
-export async function loadAndRunAggregatesTask(series: SeriesStore, task: AggregatesTask, decoded?: DecodedSplitCache): Promise<TaskOutcome> {
-  const snapshot = await series.load(task.refs.map((ref) => ref.metricId));
-  try {
-    return runAggregatesTaskSafely(snapshot, task, decoded);
-  } finally {
-    snapshot.release();
-  }
+export function loadAndRunAggregatesTask(series: SeriesStore, task: AggregatesTask, decoded?: DecodedSplitCache): Promise<TaskOutcome> {
+  const ids = task.refs.map((ref) => ref.metricId);
+  const ranges = ids.flatMap((id) => readRanges(id, task.granularities, task.start, task.stop));
+  return withSnapshot(series, ids, ranges, (snapshot) => runAggregatesTaskSafely(snapshot, task, decoded));
 }
 
 /** As {@link runAggregatesTask}, with engine errors returned as data (they cross threads). */
@@ -166,7 +164,8 @@ export function runAggregatesTaskSafely(snapshot: SeriesSnapshot, task: Aggregat
   try {
     return { ok: true, result: runAggregatesTask(snapshot, task, decoded) };
   } catch (err) {
-    if (err instanceof EngineError) return { ok: false, status: err.status, description: err.description };
+    // A miss is no answer: the caller loads what was missed and runs again.
+    if (err instanceof EngineError && !(err instanceof SnapshotMiss)) return { ok: false, status: err.status, description: err.description };
     throw err;
   }
 }
