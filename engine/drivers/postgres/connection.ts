@@ -67,6 +67,11 @@ export class Connection {
       throw unavailable(err);
     }
     let broken: unknown;
+    // The server going away while this connection is checked out: the pending query fails with it.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       try {
@@ -85,6 +90,7 @@ export class Connection {
       }
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
