@@ -5,7 +5,7 @@
  * ones once the server is back (no restart of the store).
  */
 import pg from 'pg';
-import { EngineUnavailable } from '../unavailable.js';
+import { EngineUnavailable } from '../../errors.js';
 
 /** bigint columns hold microseconds and revision numbers, all below 2^53: read them as numbers. */
 const INT8_OID = 20;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { ArchivePolicy } from '../../../engine/archive-policy.js';
 import { PostgresIndexStore } from '../../../engine/drivers/postgres/index-store.js';
-import { EngineUnavailable } from '../../../engine/drivers/unavailable.js';
+import { EngineUnavailable } from '../../../engine/errors.js';
 import { PgHarness, postgresMissing } from './pg-harness.js';
 
 const policy = (name: string, backWindow = 0): ArchivePolicy => ({
