@@ -8,7 +8,7 @@
  * (the page still explains the status).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BacklogFull, EngineError, type ErrorDescription } from '../engine/errors.js';
+import { BacklogFull, EngineError, EngineUnavailable, type ErrorDescription } from '../engine/errors.js';
 import { acceptableOffers } from '../formats/accept.js';
 import { FormatError } from '../formats/errors.js';
 import { pyJson, pyRepr } from '../formats/json.js';
@@ -137,7 +137,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     reply.headers(error.headers);
     return sendError(request, reply, error.status, error.description);
   }
-  if (error instanceof BacklogFull) reply.header('Retry-After', String(error.retryAfterSeconds));
+  if (error instanceof BacklogFull || error instanceof EngineUnavailable) reply.header('Retry-After', String(error.retryAfterSeconds));
   if (error instanceof EngineError) return sendError(request, reply, error.status, error.description);
   if (error instanceof FormatError) return sendError(request, reply, 400, error.message);
   const code = (error as FastifyError).code;

@@ -135,6 +135,11 @@ export interface SeriesStore {
   load(metricIds: readonly string[], splits?: readonly SeriesRange[]): Promise<SeriesSnapshot>;
   /** Applies a processing batch's writes at once: all or none, each metric's only while it exists. */
   commit(lease: Lease, batch: readonly MetricWrites[]): Promise<void>;
+  /**
+   * Removes the records of metrics the index deleted, for good: a commit
+   * computed before and arriving after writes nothing of them.
+   */
+  drop(metricIds: readonly string[]): Promise<void>;
 }
 
 /** Which shards this process should hold, and their leases. */

@@ -88,9 +88,12 @@ export class LmdbSeriesStore implements SeriesStore {
       }
     });
   }
+
+  /** The index's delete transaction removed them already (dropSeries), and commits check the metric exists. */
+  async drop(): Promise<void> {}
 }
 
-/** The records of a deleted metric; inside the write transaction that deletes it. */
+/** The records of a deleted metric; inside the write transaction that deletes it (so SeriesStore.drop has nothing left to do). */
 export function dropSeries(storage: Storage, metricId: string): void {
   void storage.states.remove(metricId);
   for (const key of storage.stateChunks.getKeys({ start: [metricId, -1, 0], end: [metricId, Number.MAX_SAFE_INTEGER, 0] })) void storage.stateChunks.remove(key);

@@ -42,7 +42,7 @@ import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecor
 import type { IndexStore } from '../index-store.js';
 import { CHANNEL, IndexCache } from './cache.js';
 import { Connection, type Queryable } from './connection.js';
-import { createAttributeIndexes, dropAttributeIndexes, ensureSchema } from './schema.js';
+import { createAttributeIndexes, dropAttributeIndexes, ensureSchema, insertPolicies, type Seed } from './schema.js';
 import { keysetAfterSql, listSql, matchingIdsSql, Params } from './search-sql.js';
 
 export interface PostgresIndexStoreOptions {
@@ -50,6 +50,8 @@ export interface PostgresIndexStoreOptions {
   poolSize?: number;
   /** Called after a commit that deleted metrics (their series live in another store). */
   onMetricsDeleted?: (ids: string[]) => void;
+  /** What a new index starts with (the default policies and rule). */
+  seed?: Seed;
 }
 
 /** A write in progress: its connection and the cache keys it changes ('*': all). */
@@ -127,7 +129,7 @@ export class PostgresIndexStore implements IndexStore {
     const db = new Connection(url, options.poolSize);
     const cache = new IndexCache(url);
     try {
-      await db.transaction(ensureSchema);
+      await db.transaction((client) => ensureSchema(client, options.seed));
       await cache.start();
     } catch (err) {
       await cache.close();
@@ -221,17 +223,8 @@ export class PostgresIndexStore implements IndexStore {
 
   ensurePolicies(policies: ArchivePolicy[], rules: ArchivePolicyRule[]): Promise<void> {
     return this.policyWrite(async (tx) => {
-      for (const p of policies) {
-        await tx.client.query('INSERT INTO archive_policies (name, policy) VALUES ($1, $2) ON CONFLICT DO NOTHING', [p.name, JSON.stringify(p)]);
-        tx.changed(policyKey(p.name));
-      }
-      for (const r of rules) {
-        await tx.client.query(
-          'INSERT INTO archive_policy_rules (name, metric_pattern, archive_policy_name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-          [r.name, r.metricPattern, r.archivePolicyName],
-        );
-      }
-      tx.changed(RULES_KEY);
+      await insertPolicies(tx.client, { policies, rules });
+      tx.changed(...policies.map((p) => policyKey(p.name)), RULES_KEY);
     });
   }
 

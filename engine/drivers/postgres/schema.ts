@@ -14,6 +14,8 @@
  * whatever the database's locale.
  */
 import { createHash } from 'node:crypto';
+import type { ArchivePolicy } from '../../archive-policy.js';
+import type { ArchivePolicyRule } from '../../index.js';
 import type { AttributeDef } from '../../resource-type.js';
 import { attributeSql, quoteLiteral } from './search-sql.js';
 import type { Queryable } from './connection.js';
@@ -72,8 +74,31 @@ const SCHEMA = [
   ...INDEXED_FIELDS.map((f) => `CREATE INDEX resource_history_${f} ON resource_history (${f})`),
 ];
 
-/** Creates the tables if the database has none; refuses a schema of another version. */
-export async function ensureSchema(client: Queryable): Promise<void> {
+/** Policies and rules a new index starts with. */
+export interface Seed {
+  policies: readonly ArchivePolicy[];
+  rules: readonly ArchivePolicyRule[];
+}
+
+/** Inserts the policies and rules whose names are free. */
+export async function insertPolicies(client: Queryable, { policies, rules }: Seed): Promise<void> {
+  for (const p of policies) {
+    await client.query('INSERT INTO archive_policies (name, policy) VALUES ($1, $2) ON CONFLICT DO NOTHING', [p.name, JSON.stringify(p)]);
+  }
+  for (const r of rules) {
+    await client.query(
+      'INSERT INTO archive_policy_rules (name, metric_pattern, archive_policy_name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [r.name, r.metricPattern, r.archivePolicyName],
+    );
+  }
+}
+
+/**
+ * Creates the tables if the database has none, with `seed` in them (so a
+ * seed is there once, never again after its policies were deleted);
+ * refuses a schema of another version.
+ */
+export async function ensureSchema(client: Queryable, seed?: Seed): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
   await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)');
   const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_version');
@@ -84,6 +109,7 @@ export async function ensureSchema(client: Queryable): Promise<void> {
     return;
   }
   for (const statement of SCHEMA) await client.query(statement);
+  if (seed !== undefined) await insertPolicies(client, seed);
   await client.query('INSERT INTO schema_version (version) VALUES ($1)', [SCHEMA_VERSION]);
 }
 

@@ -201,6 +201,10 @@ export class RedisSeriesStore implements SeriesStore {
     batch.forEach(({ metricId }, i) => this.revisions.set(metricId, revisions[i]!));
   }
 
+  async drop(metricIds: readonly string[]): Promise<void> {
+    await Promise.all(metricIds.map((id) => this.markDeleted(id)));
+  }
+
   /**
    * Deletes a metric's series records for good: commits in flight for it
    * are dropped, now and whenever they arrive. Its incoming records are
