@@ -43,34 +43,34 @@ describe('cached metric records', () => {
   it('follow a metric attached to, detached from and deleted with resources', async () => {
     const r1 = '00000000-0000-4000-8000-000000000001';
     const r2 = '00000000-0000-4000-8000-000000000002';
-    await engine.resources.create('generic', resource(r1, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
-    const id = engine.resources.metricsOf(r1).get('cpu')!;
+    await engine.index.create('generic', resource(r1, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    const id = engine.index.metricsOf(r1).get('cpu')!;
     expect(engine.index.getMetric(id)).toMatchObject({ resourceId: r1, name: 'cpu' });
 
-    await engine.resources.create('generic', resource(r2, [['load', { kind: 'existing', id }]]));
+    await engine.index.create('generic', resource(r2, [['load', { kind: 'existing', id }]]));
     let [cached, stored] = lookups(id);
     expect(cached).toMatchObject({ resourceId: r2, name: 'load' });
     expect(cached).toEqual(stored);
 
-    await engine.resources.update('generic', r2, { metrics: new Map() });
+    await engine.index.update('generic', r2, { metrics: new Map() });
     [cached, stored] = lookups(id);
     expect(cached).toMatchObject({ resourceId: null });
     expect(cached).toEqual(stored);
 
-    await engine.resources.update('generic', r1, { metrics: new Map([['cpu', { kind: 'existing', id }]]) });
-    await engine.resources.delete('generic', r1);
+    await engine.index.update('generic', r1, { metrics: new Map([['cpu', { kind: 'existing', id }]]) });
+    await engine.index.delete('generic', r1);
     expect(lookups(id)).toEqual([undefined, undefined]);
   });
 
   it('are left as stored by a resource write that fails', async () => {
     const r = '00000000-0000-4000-8000-000000000003';
-    await engine.resources.create('generic', resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    await engine.index.create('generic', resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
     const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
     engine.index.getMetric(m.id);
     // Attaches m as `a`, reads it again (as changed) for `b`, which another
     // metric holds: the write fails and is rolled back.
     const metrics = new Map<string, MetricSpec>([['a', { kind: 'existing', id: m.id }], ['b', { kind: 'existing', id: m.id }]]);
-    await expect(engine.resources.update('generic', r, { metrics }, true)).rejects.toThrow();
+    await expect(engine.index.update('generic', r, { metrics }, true)).rejects.toThrow();
     const [cached, stored] = lookups(m.id);
     expect(cached).toEqual(m);
     expect(stored).toEqual(m);

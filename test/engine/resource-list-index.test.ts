@@ -30,13 +30,13 @@ const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12,
 const query = (raw: unknown) => validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
 
 async function populate(): Promise<ResourceTypeRecord> {
-  const rt = await engine.resources.createType({
+  const rt = await engine.index.createType({
     name: 'box',
     state: 'creating',
     attributes: [{ name: 'flavor', type: 'string', required: true, minLength: 0, maxLength: 255 }],
   });
   for (let i = 0; i < 60; i++) {
-    await engine.resources.create(i % 4 === 0 ? 'generic' : 'box', {
+    await engine.index.create(i % 4 === 0 ? 'generic' : 'box', {
       id: id(i),
       originalResourceId: `r${i}`,
       creator: 'u:p',
@@ -47,8 +47,8 @@ async function populate(): Promise<ResourceTypeRecord> {
       attrs: i % 4 === 0 ? {} : { flavor: ['a', 'b', 'c'][i % 3]! },
     });
   }
-  for (let i = 1; i < 60; i += 5) if (i % 4 !== 0) await engine.resources.update('box', id(i), { attrs: { flavor: 'b' } });
-  for (let i = 2; i < 60; i += 9) await engine.resources.delete('generic', id(i));
+  for (let i = 1; i < 60; i += 5) if (i % 4 !== 0) await engine.index.update('box', id(i), { attrs: { flavor: 'b' } });
+  for (let i = 2; i < 60; i += 9) await engine.index.delete('generic', id(i));
   return rt;
 }
 
@@ -56,7 +56,7 @@ async function populate(): Promise<ResourceTypeRecord> {
 function expected(type: string, keep: (r: Revision) => boolean): string[] {
   const all: Revision[] = [];
   for (let i = 0; i < 60; i++) {
-    const r = engine.resources.get(type, id(i));
+    const r = engine.index.get(type, id(i));
     if (r !== undefined) all.push({ ...r, revision: -1, revisionEnd: null });
   }
   return all
@@ -66,12 +66,12 @@ function expected(type: string, keep: (r: Revision) => boolean): string[] {
 }
 
 function pages(type: string, filter: QueryNode | undefined, limit: number): string[] {
-  const rt = engine.resources.getType(type);
+  const rt = engine.index.getType(type);
   const sorts = parseResourceSorts(DEFAULT_RESOURCE_SORT, rt, false);
   const out: string[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = engine.resources.list(type, { filter, history: false, sorts, limit, marker });
+    const page = engine.index.list(type, { filter, history: false, sorts, limit, marker });
     out.push(...page.map((r) => r.id));
     if (page.length < limit) return out;
     marker = page[page.length - 1]!.id;
@@ -103,16 +103,16 @@ describe('default-order listing through resources_by_revision_start', () => {
         (r) => r.startedAt > 2e6 && r.startedAt <= 9e6 && r.attrs.flavor !== 'a'],
       [{ or: [{ '>': { started_at: '1970-01-01T00:00:09' } }, { '=': { flavor: 'a' } }] }, (r) => r.startedAt > 9e6 || r.attrs.flavor === 'a'],
     ];
-    const rt = engine.resources.getType('box');
+    const rt = engine.index.getType('box');
     const sorts = parseResourceSorts(['started_at:desc'], rt, false);
     for (const [raw, keep] of cases) {
       const filter = query(raw);
       expect(pages('box', filter, 4)).toEqual(expected('box', keep));
       const want = expected('box', keep)
-        .map((i) => engine.resources.get('box', i)!)
+        .map((i) => engine.index.get('box', i)!)
         .sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? -1 : 1))
         .map((r) => r.id);
-      const got = engine.resources.list('box', { filter, history: false, sorts, limit: 1000 }).map((r) => r.id);
+      const got = engine.index.list('box', { filter, history: false, sorts, limit: 1000 }).map((r) => r.id);
       expect(got).toEqual(want);
     }
   });
@@ -122,7 +122,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     const { storage } = engine;
     storage.root.transactionSync(() => {
       for (let i = 100; i < 3100; i++) {
-        void engine.resources.create(rt.name, {
+        void engine.index.create(rt.name, {
           id: id(i), originalResourceId: `r${i}`, creator: 'u:p', userId: null, projectId: null,
           startedAt: 100_000_000 + i, endedAt: null, attrs: { flavor: i % 50 === 0 ? 'rare' : 'c' },
         });
@@ -131,7 +131,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     const filter = query({ and: [{ '=': { flavor: 'rare' } }, { '>=': { started_at: '1970-01-01T00:01:40.002900+00:00' } }] });
     const all: string[] = [];
     for (let i = 0; i < 3100; i++) {
-      const r = engine.resources.get('box', id(i));
+      const r = engine.index.get('box', id(i));
       if (r?.attrs.flavor === 'rare' && r.startedAt >= 100_000_000 + 2900) all.push(r.id);
     }
     expect(all.length).toBe(4);

@@ -98,7 +98,7 @@ function allRevisions(type: string, history: boolean): Revision[] {
 const key = (r: Revision) => `${r.id}@${r.revision}`;
 
 function scan(type: string, filter: QueryNode, history: boolean, sort: string[]): string[] {
-  const rt = engine.resources.getType(type);
+  const rt = engine.index.getType(type);
   const match = compileQuery(filter, rt);
   return allRevisions(type, history)
     .filter((r) => match(r) === true)
@@ -107,11 +107,11 @@ function scan(type: string, filter: QueryNode, history: boolean, sort: string[])
 }
 
 function pages(type: string, filter: QueryNode, history: boolean, sort: string[], limit: number): string[] {
-  const sorts = parseResourceSorts(sort, engine.resources.getType(type), history);
+  const sorts = parseResourceSorts(sort, engine.index.getType(type), history);
   const out: string[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = engine.resources.list(type, { filter, history, sorts, limit, marker });
+    const page = engine.index.list(type, { filter, history, sorts, limit, marker });
     out.push(...page.map(key));
     if (page.length < limit) return out;
     const last = page[page.length - 1]!;
@@ -219,7 +219,7 @@ describe('planned searches answer what a scan answers', () => {
     const filter = validateResourceQuery({ and: [{ '=': { name: 'gamma' } }, { '<': { size: 2 } }] }, { resourceId: (v) => v }) as QueryNode;
     const want = scan('box', filter, false, DEFAULT_RESOURCE_SORT);
     expect(want.length).toBeGreaterThan(0);
-    expect(await engine.resources.deleteMatching('box', filter)).toBe(want.length);
+    expect(await engine.index.deleteMatching('box', filter)).toBe(want.length);
     expect(pages('box', filter, false, DEFAULT_RESOURCE_SORT, 1000)).toEqual([]);
     expect(pages('box', filter, true, DEFAULT_RESOURCE_SORT, 1000)).toEqual(scan('box', filter, true, DEFAULT_RESOURCE_SORT));
   });

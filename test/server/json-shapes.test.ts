@@ -33,8 +33,8 @@ describe('resourceToJson key order', () => {
     ['a generic resource', 'generic', false, [...HEAD, 'type', 'revision_end', ...TAIL]],
     ['a generic resource in a history listing', 'generic', true, [...HEAD, 'revision_end', 'type', ...TAIL]],
   ])('%s', (_name, typeName, history, keys) => {
-    const r = t.engine.resources.get(typeName, ID)!;
-    const shown = typeName === 'generic' ? undefined : t.engine.resources.getType(typeName);
+    const r = t.engine.index.get(typeName, ID)!;
+    const shown = typeName === 'generic' ? undefined : t.engine.index.getType(typeName);
     expect(Object.keys(resourceToJson(t.engine, asRevision(r), shown, undefined, history))).toEqual(keys);
   });
 
