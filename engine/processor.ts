@@ -483,12 +483,14 @@ export class Processor {
     const settling = (this.options.settleAfterMs ?? 0) > 0;
     const work = this.jobsOf(metricIds, cutoff, settle).then(async (planned) => {
       jobs = planned;
-      if (jobs.length === 0) return false;
+      if (jobs.length === 0) return;
       const results = await this.options.runner(jobs, lease);
       committed();
       let measures = 0;
       const now = performance.now();
-      const kept = settling ? await this.options.index.getMetrics(results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId)) : undefined;
+      // Those left with many loose rows are settled later, if they still exist.
+      const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
+      const kept = loose.length === 0 ? undefined : await this.options.index.getMetrics(loose);
       for (const r of results) {
         this.unsettled.delete(r.metricId);
         if (kept?.has(r.metricId) === true) this.unsettled.set(r.metricId, now);
@@ -501,14 +503,9 @@ export class Processor {
         if (refs.length === 0) this.pending.delete(r.metricId);
       }
       report(measures, false);
-      return true;
     });
     let failed = false;
-    let ran = true;
     const tracked: Promise<void> = work
-      .then((r) => {
-        ran = r;
-      })
       .catch((err: unknown) => {
         failed = true;
         if (jobs.length > 0) {
@@ -523,7 +520,7 @@ export class Processor {
           if (this.inflight.get(id) === tracked) this.inflight.delete(id);
         }
         // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
-        if (ran && (this.pending.size > 0 || this.unsettled.size > 0)) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
+        if (this.pending.size > 0 || this.unsettled.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
         // Metrics waiting to be settled hold no measure: drained() does not wait for them.
         if (this.pending.size === 0 && this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
       });

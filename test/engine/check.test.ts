@@ -46,7 +46,7 @@ beforeEach(async () => {
   });
   await engine.index.update('host', HOST, { attrs: { host_name: 'two' } });
   await engine.index.create('generic', { ...base, id: BOX, originalResourceId: 'b', attrs: {} });
-  attached = engine.index.metricByName(HOST, 'cpu')!;
+  attached = (await engine.index.metricByName(HOST, 'cpu'))!;
   const standalone = await engine.index.createMetric({ id: STANDALONE, name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
   const timestamps = Float64Array.from({ length: POINTS }, (_, i) => T0 + i * S);
   const values = Float64Array.from({ length: POINTS }, (_, i) => (i % 7) / 4);
