@@ -12,7 +12,6 @@
  * and an optional bound on the number of metrics they may bring about.
  */
 import type { Series } from './aggregation.js';
-import { entryCount } from './db-stats.js';
 import type { Engine } from './engine.js';
 import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists, SeriesLimitExceeded } from './errors.js';
 import type { MetricRecord } from './index.js';
@@ -301,7 +300,7 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   for (let attempt = 1; ; attempt++) {
     const found = await lookUp(engine, batch, groups);
     const plan = planCollectorWrite(batch, groups, write, found, mayUpdate, mayPost);
-    refusedMetrics = capNewMetrics(engine, plan, write.maxSeries);
+    refusedMetrics = await capNewMetrics(engine, plan, write.maxSeries);
     try {
       const extended = [...plan.extended].filter(([, metrics]) => metrics.size > 0).map(([id, metrics]) => ({ id, metrics }));
       if (plan.created.size > 0 || extended.length > 0) await engine.index.createAndExtend(write.type, [...plan.created.values()], extended);
@@ -513,10 +512,10 @@ function planCollectorWrite(
  * order are created while there is room), and the new resources left
  * without any; answers the batch indices of the metrics taken out.
  */
-function capNewMetrics(engine: Engine, plan: Plan, maxSeries: number): Set<number> {
+async function capNewMetrics(engine: Engine, plan: Plan, maxSeries: number): Promise<Set<number>> {
   const refused = new Set<number>();
   if (maxSeries === 0 || plan.newMetrics.length === 0) return refused;
-  const room = Math.max(0, maxSeries - entryCount(engine.storage.metrics));
+  const room = Math.max(0, maxSeries - (await engine.index.countMetrics()));
   for (const { metric, id, name } of plan.newMetrics.slice(room)) {
     refused.add(metric);
     const created = plan.created.get(id);

@@ -64,6 +64,8 @@ export interface IndexStore {
   deleteMetric(id: string): Promise<void>;
   /** One page, in `sorts` order, after the `marker` metric. */
   listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]>;
+  /** How many metrics exist (the collectors' --max-series bound); may lag a concurrent write. */
+  countMetrics(): Promise<number>;
 
   // --- resource types ------------------------------------------------------
 

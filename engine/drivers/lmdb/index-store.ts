@@ -7,6 +7,7 @@
 import type { ArchivePolicy } from '../../archive-policy.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
 import { Index, type ArchivePolicyRule, type ListMetricsOptions, type MetricRecord } from '../../index.js';
+import { entryCount } from '../../db-stats.js';
 import type { Progress } from '../../progress.js';
 import { ResourceIndex, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
 import type { AttributeDef, AttributeValue, ResourceTypeRecord } from '../../resource-type.js';
@@ -27,7 +28,10 @@ export class LmdbIndexStore implements IndexStore {
   readonly metrics: Index;
   readonly resources: ResourceIndex;
 
-  constructor(storage: Storage, hooks: LmdbIndexHooks = {}) {
+  constructor(
+    private readonly storage: Storage,
+    hooks: LmdbIndexHooks = {},
+  ) {
     this.metrics = new Index(storage, hooks.onPoliciesChanged);
     this.resources = new ResourceIndex(storage, this.metrics, hooks.onMetricsDeleted, hooks.progress);
   }
@@ -107,6 +111,10 @@ export class LmdbIndexStore implements IndexStore {
 
   async listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]> {
     return this.metrics.listMetrics(options);
+  }
+
+  async countMetrics(): Promise<number> {
+    return entryCount(this.storage.metrics);
   }
 
   async findType(name: string): Promise<ResourceTypeRecord | undefined> {
