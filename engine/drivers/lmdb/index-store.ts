@@ -24,7 +24,7 @@ export interface LmdbIndexHooks {
 }
 
 export class LmdbIndexStore implements IndexStore {
-  /** The LMDB classes themselves, for offline tools that read synchronously. */
+  /** The LMDB classes themselves, for tests and benchmarks that load or inspect the index synchronously. */
   readonly metrics: Index;
   readonly resources: ResourceIndex;
 
