@@ -14,6 +14,7 @@
 import type { Series } from './aggregation.js';
 import type { Engine } from './engine.js';
 import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists, SeriesLimitExceeded } from './errors.js';
+import { metricsById } from './drivers/index-store.js';
 import type { MetricRecord } from './index.js';
 import type { AttributeValue } from './resource-type.js';
 import type { MetricSpec, NewResource, ResourceRecord } from './resources.js';
@@ -91,7 +92,7 @@ export async function getOrCreateResourceMetrics(
     }
   }
   const named = await resources.metricsOf(spec.id);
-  const records = await resources.getMetrics([...named.values()]);
+  const records = await metricsById(resources, [...named.values()]);
   const out = new Map<string, MetricRecord>();
   for (const name of spec.metricNames) {
     const id = named.get(name);
@@ -363,7 +364,7 @@ interface Found {
 /** The metric ids of the batch's resources, by resource id and name. */
 async function namedMetrics(engine: Engine, resourceIds: readonly string[]): Promise<{ named: Map<string, Map<string, string>>; records: Map<string, MetricRecord> }> {
   const named = await engine.index.metricsOfResources(resourceIds);
-  const records = await engine.index.getMetrics([...named.values()].flatMap((byName) => [...byName.values()]));
+  const records = await metricsById(engine.index, [...named.values()].flatMap((byName) => [...byName.values()]));
   return { named, records };
 }
 
@@ -378,18 +379,18 @@ function recordOf(found: Awaited<ReturnType<typeof namedMetrics>>, resourceId: s
  * record), the others are looked up by resource and name.
  */
 async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: ByResource): Promise<Found> {
-  const held = batch.metrics.flatMap((m) => (m.record === undefined ? [] : [m.record.id]));
-  const current = held.length === 0 ? new Map<string, MetricRecord>() : await engine.index.getMetrics(held);
+  const held: string[] = [];
+  for (const m of batch.metrics) if (m.record !== undefined) held.push(m.record.id);
+  const current = held.length === 0 ? [] : await engine.index.getMetrics(held);
+  let k = 0;
+  for (const m of batch.metrics) if (m.record !== undefined && current[k++] !== m.record) m.record = undefined;
   const known = new Uint8Array(batch.resources.length);
   const unknown: string[] = [];
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     let trusted = start[r + 1]! > start[r]! && slot.creator !== undefined;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
-      const metric = batch.metrics[order[i]!]!;
-      const record = metric.record;
-      if (record !== undefined && current.get(record.id) === record) continue;
-      metric.record = undefined;
+      if (batch.metrics[order[i]!]!.record !== undefined) continue;
       trusted = false;
     }
     known[r] = trusted ? 1 : 0;

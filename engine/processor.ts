@@ -175,7 +175,9 @@ export class Processor {
     await incoming.scan(shard, (seq, bytes) => records.push([seq, incomingEntries(bytes)]));
     const metricIds = new Set(records.flatMap(([, entries]) => entries.map((e) => e.metricId)));
     const lastSeqs = new Map<string, number>();
-    const existing = await this.options.index.getMetrics([...metricIds]);
+    const ids = [...metricIds];
+    const found = await this.options.index.getMetrics(ids);
+    const existing = new Set(ids.filter((_, i) => found[i] !== undefined));
     const snapshot = await series.load([...metricIds]);
     try {
       for (const id of metricIds) {
@@ -490,10 +492,12 @@ export class Processor {
       const now = performance.now();
       // Those left with many loose rows are settled later, if they still exist.
       const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
-      const kept = loose.length === 0 ? undefined : await this.options.index.getMetrics(loose);
+      const kept = loose.length === 0 ? [] : await this.options.index.getMetrics(loose);
+      for (const r of results) this.unsettled.delete(r.metricId);
+      loose.forEach((id, i) => {
+        if (kept[i] !== undefined) this.unsettled.set(id, now);
+      });
       for (const r of results) {
-        this.unsettled.delete(r.metricId);
-        if (kept?.has(r.metricId) === true) this.unsettled.set(r.metricId, now);
         const refs = this.pending.get(r.metricId);
         if (refs === undefined) continue;
         // Records pushed while the job ran come after r.lastSeq and stay.
@@ -532,12 +536,12 @@ export class Processor {
   private async jobsOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<ProcessJob[]> {
     const { index } = this.options;
     const metrics = await index.getMetrics(metricIds);
-    const names = [...new Set(Array.from(metrics.values(), (m) => m.archivePolicyName))];
+    const names = [...new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.archivePolicyName])))];
     const found = await Promise.all(names.map((name) => index.getPolicy(name)));
     const policies = new Map<string, ArchivePolicy | undefined>(names.map((name, i) => [name, found[i]]));
     const jobs: ProcessJob[] = [];
-    for (const id of metricIds) {
-      const metric = metrics.get(id);
+    for (const [i, id] of metricIds.entries()) {
+      const metric = metrics[i];
       const policy = metric && policies.get(metric.archivePolicyName);
       const refs = settle === undefined ? this.pending.get(id) : [];
       if (metric === undefined || policy === undefined || refs === undefined) {

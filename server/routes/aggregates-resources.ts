@@ -15,6 +15,7 @@ import {
   type ResolvedMetric,
 } from '../../engine/aggregates/by-resource.js';
 import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { BadRequest, InvalidInput } from '../../engine/errors.js';
 import { resourceUuid } from '../../engine/resource-id.js';
@@ -98,7 +99,7 @@ export interface ByResourceRequest {
 /** The named metrics of a page of resources, and those metrics with their policies, in one round of lookups. */
 async function metricsOfPage(engine: Engine, page: readonly Revision[]) {
   const named = await engine.index.metricsOfResources([...new Set(page.map((r) => r.id))]);
-  const metrics = await engine.index.getMetrics([...named.values()].flatMap((byName) => [...byName.values()]));
+  const metrics = await metricsById(engine.index, [...named.values()].flatMap((byName) => [...byName.values()]));
   const policies = await engine.policiesOf(metrics.values());
   const resolved = new Map<string, ResolvedMetric>();
   for (const m of metrics.values()) resolved.set(m.id, { id: m.id, policy: policies.get(m.archivePolicyName)! });

@@ -10,6 +10,7 @@ import { dropsPoint, FILL_MODES, type AggregatesResult, type Fill, type FillMode
 import { inlineAggregatesRunner, workerAggregatesRunner, type AggregatesRunner } from '../../engine/aggregates/runner.js';
 import { estimatedPoints, planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
 import { unaggregable } from '../../engine/aggregates/errors.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, BadRequest, InvalidInput, InvalidPagination, NoSuchMetric, NotFound } from '../../engine/errors.js';
 import { groupConsecutive } from '../../engine/aggregates/by-resource.js';
@@ -348,7 +349,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       });
     }
     const unique = [...new Set(ids as string[])];
-    const found = await engine.index.getMetrics(unique);
+    const found = await metricsById(engine.index, unique);
     const metrics = new Map<string, MetricRecord>();
     const missing: string[] = [];
     for (const id of unique) {
@@ -392,7 +393,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
 
   const aggregationMetric = async (request: FastifyRequest, ids: string[]) => {
     const unique = [...new Set(ids)];
-    const found = await engine.index.getMetrics(unique);
+    const found = await metricsById(engine.index, unique);
     const metrics: MetricRecord[] = [];
     for (const id of unique) {
       const m = found.get(id);
@@ -514,7 +515,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     // As Gnocchi's search: one page of at most max_limit resources.
     const resources = await engine.index.list(type, { filter, history: false, sorts, limit: ctx.config.maxLimit });
     const named = await engine.index.metricsOfResources([...new Set(resources.map((r) => r.id))]);
-    const records = await engine.index.getMetrics([...named.values()].flatMap((byName) => byName.get(name) ?? []));
+    const records = await metricsById(engine.index, [...named.values()].flatMap((byName) => byName.get(name) ?? []));
     const metricsOf = (rs: readonly Revision[]) =>
       rs.flatMap((r) => {
         const id = named.get(r.id)?.get(name);

@@ -65,7 +65,7 @@ async function scannedPush(engine: Engine, body: Buffer): Promise<Push | null> {
   const metrics = await engine.index.getMetrics(scanned.keys);
   const push = new Push();
   for (let i = 0; i < scanned.keys.length; i++) {
-    const metric = metrics.get(scanned.keys[i]!);
+    const metric = metrics[i];
     if (metric === undefined || !push.add(metric, scanned.lists[i]!)) return null;
   }
   return push;
@@ -77,8 +77,9 @@ async function decodedPush(engine: Engine, text: string): Promise<Push> {
   const missing: string[] = [];
   const batch = decodeBatch(parseJsonText(text));
   const metrics = await engine.index.getMetrics([...batch.keys()]);
+  let i = 0;
   for (const [id, series] of batch) {
-    const metric = metrics.get(id);
+    const metric = metrics[i++];
     if (metric === undefined) missing.push(id);
     else push.add(metric, series);
   }

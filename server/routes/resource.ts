@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Series } from '../../engine/aggregation.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { BadRequest, InvalidInput, NamedMetricAlreadyExists, NoSuchMetric, NoSuchResource } from '../../engine/errors.js';
 import type { MetricRecord } from '../../engine/index.js';
@@ -645,7 +646,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   const metricsJson = async (r: ResourceRecord) => {
     const ids = [...(await resources.metricsOf(r.id)).values()];
-    const metrics = await resources.getMetrics(ids);
+    const metrics = await metricsById(resources, ids);
     return metricsToJson(engine, ids.flatMap((id) => metrics.get(id) ?? []), 'resource_id');
   };
 
@@ -815,7 +816,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     const unknownResources: { resource_id: string; original_resource_id: string }[] = [];
     const rids = entries.map((e) => e.rid);
     const [existing, named] = await Promise.all([resources.getResources(rids), resources.metricsOfResources(rids)]);
-    const records = await resources.getMetrics([...named.values()].flatMap((byName) => [...byName.values()]));
+    const records = await metricsById(resources, [...named.values()].flatMap((byName) => [...byName.values()]));
     for (const e of entries) {
       const exists = existing.has(e.rid);
       const byName = named.get(e.rid);

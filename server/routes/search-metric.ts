@@ -3,6 +3,7 @@
  * a query such as `{">=": [{"+": 5}, 10]}` or `{"and": [{">": 0}, {"<": 40}]}`.
  */
 import type { FastifyInstance } from 'fastify';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { ArgumentError, BadRequest, InvalidInput } from '../../engine/errors.js';
 import type { MetricRecord } from '../../engine/index.js';
@@ -101,7 +102,7 @@ async function lookupMetrics(engine: Engine, raw: string[]): Promise<MetricRecor
     if (uuid === undefined) throw new ArgumentError('badly formed hexadecimal UUID string', 'metric_id');
     uuids.add(uuid);
   }
-  const found = await engine.index.getMetrics([...uuids]);
+  const found = await metricsById(engine.index, [...uuids]);
   return [...uuids].flatMap((uuid) => found.get(uuid) ?? []);
 }
 

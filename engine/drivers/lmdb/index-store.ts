@@ -92,12 +92,9 @@ export class LmdbIndexStore implements IndexStore {
     return this.metrics.getMetric(id);
   }
 
-  async getMetrics(ids: readonly string[]): Promise<Map<string, MetricRecord>> {
-    const out = new Map<string, MetricRecord>();
-    for (const id of ids) {
-      const m = this.metrics.getMetric(id);
-      if (m !== undefined) out.set(id, m);
-    }
+  async getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]> {
+    const out: (MetricRecord | undefined)[] = [];
+    for (const id of ids) out.push(this.metrics.getMetric(id));
     return out;
   }
 
