@@ -63,7 +63,7 @@ export async function run(rounds = 15): Promise<void> {
       await post('/v1/batch/metrics/measures', body);
     }
     await engine.processor.refresh(ids);
-    const policy = engine.policyOf(engine.index.getMetric(ids[0]!)!);
+    const policy = await engine.policyOf((await engine.index.getMetric(ids[0]!))!);
 
     for (const [series, points] of SIZES) {
       const refs: SeriesRef[] = ids.slice(0, series).map((id) => ({ metricId: id, policy, aggregation: 'mean', key: [id, 'mean'], name: id }));

@@ -71,7 +71,7 @@ export async function run(): Promise<void> {
       };
       // Creates the resources and metrics, so that the timed writes find them.
       await push();
-      const ids = engine.index.listMetrics({ filter: {}, sorts: [], limit: Number.MAX_SAFE_INTEGER }).map((m) => m.id);
+      const ids = (await engine.index.listMetrics({ filter: {}, sorts: [], limit: Number.MAX_SAFE_INTEGER })).map((m) => m.id);
       // Pending measures are dropped after each push: they would pile up, processing off.
       const afterEach = () => ids.forEach((id) => engine.processor.forget(id));
       bench.add(`route, ${name}`, push, { afterEach });

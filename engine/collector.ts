@@ -12,12 +12,12 @@
  * and an optional bound on the number of metrics they may bring about.
  */
 import type { Series } from './aggregation.js';
-import { entryCount } from './db-stats.js';
 import type { Engine } from './engine.js';
 import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists, SeriesLimitExceeded } from './errors.js';
+import { metricsById } from './drivers/index-store.js';
 import type { MetricRecord } from './index.js';
 import type { AttributeValue } from './resource-type.js';
-import type { MetricSpec, NewResource } from './resources.js';
+import type { MetricSpec, NewResource, ResourceRecord } from './resources.js';
 import { SeriesCache, type MetricSlot, type ResourceSlot } from './series-cache.js';
 
 /** Longest metric name a collector may create (Gnocchi's column is 255 wide). */
@@ -60,15 +60,15 @@ export async function getOrCreateResourceMetrics(
   spec: CollectorResource,
   authorize: (resourceCreator: string) => void = () => {},
 ): Promise<Map<string, MetricRecord>> {
-  const { resources } = engine;
+  const resources = engine.index;
   for (const name of spec.metricNames) checkCollectorMetricName(name);
   // A concurrent writer may create the resource or a metric between our read
   // and our write; the write fails cleanly and the next attempt sees it.
   for (let attempt = 1; ; attempt++) {
     try {
-      const existing = resources.get(spec.type, spec.id);
+      const existing = await resources.get(spec.type, spec.id);
       if (existing === undefined) {
-        const other = resources.get('generic', spec.id);
+        const other = await resources.get('generic', spec.id);
         if (other !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: spec.id });
         await resources.create(spec.type, {
           id: spec.id,
@@ -78,22 +78,25 @@ export async function getOrCreateResourceMetrics(
           projectId: null,
           endedAt: null,
           attrs: spec.attrs,
-          metrics: newMetrics(engine, spec.metricNames, spec.archivePolicyName),
+          metrics: await newMetrics(engine, spec.metricNames, spec.archivePolicyName),
         });
       } else {
         authorize(existing.creator);
-        const have = resources.metricsOf(spec.id);
+        const have = await resources.metricsOf(spec.id);
         const missing = spec.metricNames.filter((n) => !have.has(n));
-        if (missing.length > 0) await resources.update(spec.type, spec.id, { metrics: newMetrics(engine, missing, spec.archivePolicyName) }, true);
+        if (missing.length > 0) await resources.update(spec.type, spec.id, { metrics: await newMetrics(engine, missing, spec.archivePolicyName) }, true);
       }
       break;
     } catch (err) {
       if (!raced(err) || attempt >= ATTEMPTS) throw err;
     }
   }
+  const named = await resources.metricsOf(spec.id);
+  const records = await metricsById(resources, [...named.values()]);
   const out = new Map<string, MetricRecord>();
   for (const name of spec.metricNames) {
-    const m = resources.metricByName(spec.id, name);
+    const id = named.get(name);
+    const m = id === undefined ? undefined : records.get(id);
     if (m !== undefined) out.set(name, m);
   }
   return out;
@@ -101,10 +104,9 @@ export async function getOrCreateResourceMetrics(
 
 const raced = (err: unknown) => err instanceof ResourceAlreadyExists || err instanceof NamedMetricAlreadyExists;
 
-function newMetrics(engine: Engine, names: readonly string[], policy: string | undefined): Map<string, MetricSpec> {
-  const out = new Map<string, MetricSpec>();
-  for (const name of names) out.set(name, { kind: 'new', archivePolicyName: policy ?? engine.index.policyNameForMetric(name), unit: null });
-  return out;
+async function newMetrics(engine: Engine, names: readonly string[], policy: string | undefined): Promise<Map<string, MetricSpec>> {
+  const policies = await Promise.all(names.map((name) => policy ?? engine.index.policyNameForMetric(name)));
+  return new Map(names.map((name, i) => [name, { kind: 'new', archivePolicyName: policies[i]!, unit: null }]));
 }
 
 /** Stamps of the batches: a slot's stamp says which batch last counted it. */
@@ -297,23 +299,22 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   const mayPost = memo(write.mayPost);
   let refusedMetrics: Set<number>;
   for (let attempt = 1; ; attempt++) {
-    const plan = planCollectorWrite(engine, batch, groups, write, mayUpdate, mayPost);
-    refusedMetrics = capNewMetrics(engine, plan, write.maxSeries);
+    const found = await lookUp(engine, batch, groups);
+    const plan = planCollectorWrite(batch, groups, write, found, mayUpdate, mayPost);
+    refusedMetrics = await capNewMetrics(engine, plan, write.maxSeries);
     try {
       const extended = [...plan.extended].filter(([, metrics]) => metrics.size > 0).map(([id, metrics]) => ({ id, metrics }));
-      if (plan.created.size > 0 || extended.length > 0) await engine.resources.createAndExtend(write.type, [...plan.created.values()], extended);
+      if (plan.created.size > 0 || extended.length > 0) await engine.index.createAndExtend(write.type, [...plan.created.values()], extended);
       break;
     } catch (err) {
       if (!raced(err) || attempt >= ATTEMPTS) throw err;
     }
   }
+  await resolveCreated(engine, batch, groups, write.type, refusedMetrics);
   let dropped = 0;
   const points = new Map<string, Series>();
   const { start, order } = groups;
   for (let r = 0; r < batch.resources.length; r++) {
-    const slot = batch.resources[r]!;
-    const id = slot.id as string;
-    slot.creator ??= engine.resources.get(write.type, id)?.creator;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const m = order[i]!;
       if (refusedMetrics.size > 0 && refusedMetrics.has(m)) {
@@ -321,7 +322,6 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
         continue;
       }
       const metric = batch.metrics[m]!;
-      metric.record ??= engine.resources.metricByName(id, metric.name);
       if (metric.record !== undefined) points.set(metric.record.id, series[m]!);
     }
   }
@@ -351,47 +351,126 @@ interface Plan {
   newMetrics: { metric: number; id: string; name: string }[];
 }
 
-/** The record a slot resolved to, if the index still holds it unchanged. */
-function unchanged(engine: Engine, slot: MetricSlot): MetricRecord | undefined {
-  const record = slot.record;
-  if (record === undefined) return undefined;
-  if (engine.index.getMetric(record.id) === record) return record;
-  slot.record = undefined;
-  return undefined;
+/** What a write's plan reads from the index, looked up before it in one round. */
+interface Found {
+  /** Resources whose metrics all hold the records a write found: the resource has existed since, unchanged in type and creator. */
+  known: Uint8Array;
+  /** The resources not known, that exist (any type). */
+  resources: Map<string, ResourceRecord>;
+  /** The policy of each new metric's name, from the rules (or why none). */
+  policies: Map<string, PromiseSettledResult<string>>;
+}
+
+/** The metric ids of the batch's resources, by resource id and name. */
+async function namedMetrics(engine: Engine, resourceIds: readonly string[]): Promise<{ named: Map<string, Map<string, string>>; records: Map<string, MetricRecord> }> {
+  const named = await engine.index.metricsOfResources(resourceIds);
+  const records = await metricsById(engine.index, [...named.values()].flatMap((byName) => [...byName.values()]));
+  return { named, records };
+}
+
+function recordOf(found: Awaited<ReturnType<typeof namedMetrics>>, resourceId: string, name: string): MetricRecord | undefined {
+  const id = found.named.get(resourceId)?.get(name);
+  return id === undefined ? undefined : found.records.get(id);
+}
+
+/**
+ * Resolves the slots of the metrics that exist: records the batch resolved
+ * before are trusted as long as the index holds them unchanged (the same
+ * record), the others are looked up by resource and name.
+ */
+async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: ByResource): Promise<Found> {
+  const held: string[] = [];
+  for (const m of batch.metrics) if (m.record !== undefined) held.push(m.record.id);
+  const current = held.length === 0 ? [] : await engine.index.getMetrics(held);
+  let k = 0;
+  for (const m of batch.metrics) if (m.record !== undefined && current[k++] !== m.record) m.record = undefined;
+  const known = new Uint8Array(batch.resources.length);
+  const unknown: string[] = [];
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    let trusted = start[r + 1]! > start[r]! && slot.creator !== undefined;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      if (batch.metrics[order[i]!]!.record !== undefined) continue;
+      trusted = false;
+    }
+    known[r] = trusted ? 1 : 0;
+    if (!trusted && typeof slot.id === 'string') unknown.push(slot.id);
+  }
+  const policies = new Map<string, PromiseSettledResult<string>>();
+  if (unknown.length === 0) return { known, resources: new Map(), policies };
+  const [resources, found] = await Promise.all([engine.index.getResources(unknown), namedMetrics(engine, unknown)]);
+  const missing = new Set<string>();
+  for (let r = 0; r < batch.resources.length; r++) {
+    const id = batch.resources[r]!.id;
+    if (known[r] === 1 || typeof id !== 'string') continue;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const metric = batch.metrics[order[i]!]!;
+      metric.record = recordOf(found, id, metric.name);
+      if (metric.record === undefined) missing.add(metric.name);
+    }
+  }
+  const names = [...missing];
+  const settled = await Promise.allSettled(names.map((name) => engine.index.policyNameForMetric(name)));
+  names.forEach((name, i) => policies.set(name, settled[i]!));
+  return { known, resources, policies };
+}
+
+/** The slots of created resources and metrics, once the write is committed. */
+async function resolveCreated(engine: Engine, batch: CollectorBatch, { start, order }: ByResource, type: string, refused: Set<number>): Promise<void> {
+  const ids: string[] = [];
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    let open = slot.creator === undefined;
+    for (let i = start[r]!; i < start[r + 1]! && !open; i++) open = batch.metrics[order[i]!]!.record === undefined && !refused.has(order[i]!);
+    if (open) ids.push(slot.id as string);
+  }
+  if (ids.length === 0) return;
+  const [resources, found] = await Promise.all([engine.index.getResources(ids), namedMetrics(engine, ids)]);
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    const id = slot.id as string;
+    const resource = resources.get(id);
+    if (slot.creator === undefined && ofType(resource, type)) slot.creator = resource!.creator;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const metric = batch.metrics[order[i]!]!;
+      if (metric.record === undefined && !refused.has(order[i]!)) metric.record = recordOf(found, id, metric.name);
+    }
+  }
+}
+
+/** Whether a resource exists and is of `type` (any type for generic), as IndexStore.get answers. */
+const ofType = (r: ResourceRecord | undefined, type: string): boolean => r !== undefined && (type === 'generic' || r.type === type);
+
+/** A settled lookup's value, or its error thrown. */
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 /**
  * Every check of the write, resource by resource in order as Gnocchi makes
- * them, and what it has to create; throws the first refusal. Resolves the
- * slots of the metrics that exist.
+ * them, and what it has to create; throws the first refusal.
  */
 function planCollectorWrite(
-  engine: Engine,
   batch: CollectorBatch,
   { start, order }: ByResource,
   write: CollectorWrite,
+  found: Found,
   mayUpdate: (creator: string) => void,
   mayPost: (creator: string) => void,
 ): Plan {
-  const { resources, index } = engine;
+  const { known } = found;
   const attrs: Record<string, AttributeValue>[] = [];
   const policies = new Map<string, string>();
-  /** Resources whose metrics all hold the records a write found: the resource has existed since, unchanged in type and creator. */
-  const known = new Uint8Array(batch.resources.length);
   // Gnocchi gives every missing metric its policy first, which may refuse the write.
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     attrs.push(write.prepare(slot));
     if (slot.id instanceof Error) throw slot.id;
-    let trusted = start[r + 1]! > start[r]! && slot.creator !== undefined;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const metric = batch.metrics[order[i]!]!;
-      if (unchanged(engine, metric) !== undefined) continue;
-      trusted = false;
-      metric.record = resources.metricByName(slot.id, metric.name);
-      if (metric.record === undefined && !policies.has(metric.name)) policies.set(metric.name, index.policyNameForMetric(metric.name));
+      if (metric.record === undefined && !policies.has(metric.name)) policies.set(metric.name, settledValue(found.policies.get(metric.name)!));
     }
-    known[r] = trusted ? 1 : 0;
   }
   const plan: Plan = { created: new Map(), extended: new Map(), newMetrics: [] };
   for (let r = 0; r < batch.resources.length; r++) {
@@ -400,9 +479,10 @@ function planCollectorWrite(
     for (let i = start[r]!; i < start[r + 1]!; i++) checkCollectorMetricName(batch.metrics[order[i]!]!.name);
     // A resource named again under another key (its id coinciding) is found as the write leaves it.
     let created = plan.created.get(id);
-    let creator = known[r] === 1 ? slot.creator : (created?.creator ?? resources.get(write.type, id)?.creator);
+    const existing = found.resources.get(id);
+    let creator = known[r] === 1 ? slot.creator : (created?.creator ?? (ofType(existing, write.type) ? existing!.creator : undefined));
     if (creator === undefined) {
-      if (resources.get('generic', id) !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: id });
+      if (existing !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: id });
       creator = write.creator;
       created = { id, originalResourceId: slot.original, creator, userId: null, projectId: null, endedAt: null, attrs: attrs[r]!, metrics: new Map() };
       plan.created.set(id, created);
@@ -433,10 +513,10 @@ function planCollectorWrite(
  * order are created while there is room), and the new resources left
  * without any; answers the batch indices of the metrics taken out.
  */
-function capNewMetrics(engine: Engine, plan: Plan, maxSeries: number): Set<number> {
+async function capNewMetrics(engine: Engine, plan: Plan, maxSeries: number): Promise<Set<number>> {
   const refused = new Set<number>();
   if (maxSeries === 0 || plan.newMetrics.length === 0) return refused;
-  const room = Math.max(0, maxSeries - entryCount(engine.storage.metrics));
+  const room = Math.max(0, maxSeries - (await engine.index.countMetrics()));
   for (const { metric, id, name } of plan.newMetrics.slice(room)) {
     refused.add(metric);
     const created = plan.created.get(id);

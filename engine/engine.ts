@@ -10,11 +10,10 @@ import { v4 as uuidv4 } from 'uuid';
 import { Activity } from './activity.js';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
-import { Index, type MetricRecord } from './index.js';
+import type { MetricRecord } from './index.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
-import { ResourceIndex } from './resources.js';
 import { readMeasures, readRanges, type AggregatedSeries, type ReadOptions } from './read-measures.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { ReadCache, readKey } from './read-cache.js';
@@ -22,6 +21,8 @@ import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { lmdbDrivers } from './drivers/lmdb/drivers.js';
 import type { DriversLocation } from './drivers/location.js';
+import { LmdbIndexStore } from './drivers/lmdb/index-store.js';
+import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
@@ -117,15 +118,16 @@ function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard
 export class Engine {
   readonly storage: Storage;
   readonly drivers: Drivers;
-  readonly index: Index;
+  readonly index: IndexStore;
   readonly processor: Processor;
-  readonly resources: ResourceIndex;
   readonly readCache: ReadCache;
   readonly decodedSplits: DecodedSplitCache;
   readonly activity = new Activity();
   /** Where worker threads open their own drivers. */
   readonly location: DriversLocation;
   private readonly pool: WorkerRunner | undefined;
+  /** Policy writes finished: a read that saw this number change while it ran does not go into the read cache. */
+  private policyWrites = 0;
 
   private constructor(readonly options: EngineOptions) {
     this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
@@ -134,8 +136,14 @@ export class Engine {
     this.location = { kind: 'lmdb', dataDir: options.dataDir };
     this.readCache = new ReadCache(options.readCacheSize ?? 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
-    this.index = new Index(this.storage, () => this.readCache.clear());
-    this.resources = new ResourceIndex(this.storage, this.index, (ids) => this.metricsDeleted(ids), options.progress);
+    this.index = new LmdbIndexStore(this.storage, {
+      onPoliciesChanged: () => {
+        this.policyWrites++;
+        this.readCache.clear();
+      },
+      onMetricsDeleted: (ids) => this.metricsDeleted(ids),
+      ...(options.progress === undefined ? {} : { progress: options.progress }),
+    });
     let runner: JobRunner;
     if (options.workers > 0) {
       this.pool = createWorkerRunner(this.location, options.workers, options.processingNice ?? 0);
@@ -190,16 +198,29 @@ export class Engine {
     return uuidv4();
   }
 
-  getMetricOrThrow(id: string): MetricRecord {
-    const metric = this.index.getMetric(id);
+  async getMetricOrThrow(id: string): Promise<MetricRecord> {
+    const metric = await this.index.getMetric(id);
     if (metric === undefined) throw new NoSuchMetric(id);
     return metric;
   }
 
-  policyOf(metric: MetricRecord): ArchivePolicy {
-    const policy = this.index.getPolicy(metric.archivePolicyName);
+  async policyOf(metric: MetricRecord): Promise<ArchivePolicy> {
+    const policy = await this.index.getPolicy(metric.archivePolicyName);
     if (policy === undefined) throw new Error(`Metric ${metric.id} has no policy ${metric.archivePolicyName}`);
     return policy;
+  }
+
+  /** The policies of these metrics by name, in one round of lookups. */
+  async policiesOf(metrics: Iterable<MetricRecord>): Promise<Map<string, ArchivePolicy>> {
+    const names = [...new Set(Array.from(metrics, (m) => m.archivePolicyName))];
+    const policies = await Promise.all(names.map((name) => this.index.getPolicy(name)));
+    const out = new Map<string, ArchivePolicy>();
+    names.forEach((name, i) => {
+      const policy = policies[i];
+      if (policy === undefined) throw new Error(`No policy ${name}`);
+      out.set(name, policy);
+    });
+    return out;
   }
 
   async deleteMetric(id: string): Promise<void> {
@@ -310,13 +331,22 @@ export class Engine {
 
   /** Checks the method and granularities against the metric's policy, then reads. */
   async getMeasures(metric: MetricRecord, options: MeasuresOptions): Promise<AggregatedSeries[]> {
-    const read = await this.resolveRead(metric, options);
-    return this.withSeries([metric.id], readRanges(metric.id, read.granularities, read.start, read.stop), (snapshot) => this.readSeries(snapshot, metric, read));
+    const { policy, read } = await this.resolveRead(metric, options);
+    return this.withSeries([metric.id], readRanges(metric.id, read.granularities, read.start, read.stop), (snapshot) => this.readSeries(snapshot, metric, policy, read));
   }
 
   /** getMeasures' answer as JSON (see readJson). */
   async getMeasuresJson(metric: MetricRecord, options: MeasuresOptions): Promise<Buffer> {
-    return this.readJson(metric, await this.resolveRead(metric, options), options.cache);
+    // Counted before the policy is read: a policy write finishing after that may leave it stale.
+    const policyWrites = this.policyWrites;
+    const { policy, read } = await this.resolveRead(metric, options);
+    return this.readJsonWith(metric, policy, read, policyWrites, options.cache);
+  }
+
+  /** A read of `metric` as JSON, through the read cache unless `cache` is false (see readJsonWith). */
+  async readJson(metric: MetricRecord, read: ReadOptions, cache = true): Promise<Buffer> {
+    const policyWrites = this.policyWrites;
+    return this.readJsonWith(metric, await this.policyOf(metric), read, policyWrites, cache);
   }
 
   /**
@@ -327,13 +357,15 @@ export class Engine {
    * (the snapshot is loaded before), so no change can come in between. The
    * cache is bypassed while a batch holding the metric is being processed
    * (its worker may have committed, and this thread's snapshot may see the
-   * commit before the processor hears of it and invalidates) and while a
-   * policy change is being committed (the same, for the index's clear).
+   * commit before the processor hears of it and invalidates) and when a
+   * policy change was pending or finished since `policyWrites` was counted,
+   * before the policy was read (the same, for the index's clear).
    */
-  async readJson(metric: MetricRecord, read: ReadOptions, cache = true): Promise<Buffer> {
+  private async readJsonWith(metric: MetricRecord, policy: ArchivePolicy, read: ReadOptions, policyWrites: number, cache = true): Promise<Buffer> {
+    const policiesChanging = cache && (await this.index.policiesChanging());
     return this.withSeries([metric.id], readRanges(metric.id, read.granularities, read.start, read.stop), (snapshot) => {
-      const fresh = () => serializePoints(this.readSeries(snapshot, metric, read));
-      if (!cache || this.processor.isProcessing(metric.id) || this.index.policiesChanging()) return fresh();
+      const fresh = () => serializePoints(this.readSeries(snapshot, metric, policy, read));
+      if (!cache || policiesChanging || policyWrites !== this.policyWrites || this.processor.isProcessing(metric.id)) return fresh();
       const key = readKey(read);
       const cached = this.readCache.get(metric.id, key);
       if (cached !== undefined) return cached;
@@ -353,14 +385,14 @@ export class Engine {
     return withSnapshot(this.drivers.series, metricIds, ranges, compute);
   }
 
-  /** Reads from a snapshot, through this thread's decoded splits. */
-  readSeries(snapshot: SeriesSnapshot, metric: MetricRecord, read: ReadOptions): AggregatedSeries[] {
-    return readMeasures(snapshot, metric.id, this.policyOf(metric), read, this.decodedSplits);
+  /** Reads from a snapshot, through this thread's decoded splits; `policy` is the metric's (policyOf). */
+  readSeries(snapshot: SeriesSnapshot, metric: MetricRecord, policy: ArchivePolicy, read: ReadOptions): AggregatedSeries[] {
+    return readMeasures(snapshot, metric.id, policy, read, this.decodedSplits);
   }
 
   /** Checks the method and granularities against the metric's policy, processes pending measures when asked: the read to make. */
-  private async resolveRead(metric: MetricRecord, options: MeasuresOptions): Promise<ReadOptions> {
-    const policy = this.policyOf(metric);
+  private async resolveRead(metric: MetricRecord, options: MeasuresOptions): Promise<{ policy: ArchivePolicy; read: ReadOptions }> {
+    const policy = await this.policyOf(metric);
     if (!policy.aggregationMethods.includes(options.method)) {
       throw new AggregationMethodDoesNotExist(metric.id, options.method);
     }
@@ -379,6 +411,6 @@ export class Engine {
     if (options.start !== undefined) read.start = options.start;
     if (options.stop !== undefined) read.stop = options.stop;
     if (options.resample !== undefined) read.resample = options.resample;
-    return read;
+    return { policy, read };
   }
 }

@@ -15,7 +15,8 @@
 import type { Activity } from './activity.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
-import type { Index } from './index.js';
+import type { IndexStore } from './drivers/index-store.js';
+import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
 
@@ -52,7 +53,7 @@ export const SETTLE_LEAST_ROWS = 16;
 
 export interface ProcessorOptions {
   drivers: Drivers;
-  index: Index;
+  index: IndexStore;
   runner: JobRunner;
   /** How many runner calls may be in flight (the worker count). */
   parallelism: number;
@@ -174,10 +175,13 @@ export class Processor {
     await incoming.scan(shard, (seq, bytes) => records.push([seq, incomingEntries(bytes)]));
     const metricIds = new Set(records.flatMap(([, entries]) => entries.map((e) => e.metricId)));
     const lastSeqs = new Map<string, number>();
+    const ids = [...metricIds];
+    const found = await this.options.index.getMetrics(ids);
+    const existing = new Set(ids.filter((_, i) => found[i] !== undefined));
     const snapshot = await series.load([...metricIds]);
     try {
       for (const id of metricIds) {
-        if (this.options.index.getMetric(id) === undefined) continue;
+        if (!existing.has(id)) continue;
         const state = snapshot.state(id);
         lastSeqs.set(id, state === undefined ? 0 : lastSeqOf(state));
       }
@@ -464,23 +468,8 @@ export class Processor {
     const held = this.held.get(shard);
     if (held === undefined) return Promise.resolve();
     const lease: Lease = { shard, fence: held.fence };
-    const jobs: ProcessJob[] = [];
-    const { index } = this.options;
-    for (const id of metricIds) {
-      const metric = index.getMetric(id);
-      const policy = metric && index.getPolicy(metric.archivePolicyName);
-      const refs = settle === undefined ? this.pending.get(id) : [];
-      if (metric === undefined || policy === undefined || refs === undefined) {
-        this.forget(id);
-        continue;
-      }
-      if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
-      else {
-        const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
-        if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
-      }
-    }
-    if (jobs.length === 0) return Promise.resolve();
+    let jobs: ProcessJob[] = [];
+    // The metrics count as in flight from now on, through the index lookups.
     this.running++;
     // The worker committed (a failed one may have too): drop what was read
     // before. This thread's next snapshot sees the commit.
@@ -494,44 +483,77 @@ export class Processor {
     // Metrics are kept for settling only when settling is on: a kept one
     // keeps rounds coming for a settle never due.
     const settling = (this.options.settleAfterMs ?? 0) > 0;
-    const work = this.options.runner(jobs, lease).then(
-      (results) => {
-        committed();
-        let measures = 0;
-        const now = performance.now();
-        for (const r of results) {
-          this.unsettled.delete(r.metricId);
-          if (settling && r.looseRows >= SETTLE_LEAST_ROWS && this.options.index.getMetric(r.metricId) !== undefined) this.unsettled.set(r.metricId, now);
-          const refs = this.pending.get(r.metricId);
-          if (refs === undefined) continue;
-          // Records pushed while the job ran come after r.lastSeq and stay.
-          let consumed = 0;
-          while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) measures += refs[consumed++]!.count;
-          this.release(r.metricId, refs, consumed);
-          if (refs.length === 0) this.pending.delete(r.metricId);
-        }
-        report(measures, false);
-      },
-    );
+    const work = this.jobsOf(metricIds, cutoff, settle).then(async (planned) => {
+      jobs = planned;
+      if (jobs.length === 0) return;
+      const results = await this.options.runner(jobs, lease);
+      committed();
+      let measures = 0;
+      const now = performance.now();
+      // Those left with many loose rows are settled later, if they still exist.
+      const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
+      const kept = loose.length === 0 ? [] : await this.options.index.getMetrics(loose);
+      for (const r of results) this.unsettled.delete(r.metricId);
+      loose.forEach((id, i) => {
+        if (kept[i] !== undefined) this.unsettled.set(id, now);
+      });
+      for (const r of results) {
+        const refs = this.pending.get(r.metricId);
+        if (refs === undefined) continue;
+        // Records pushed while the job ran come after r.lastSeq and stay.
+        let consumed = 0;
+        while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) measures += refs[consumed++]!.count;
+        this.release(r.metricId, refs, consumed);
+        if (refs.length === 0) this.pending.delete(r.metricId);
+      }
+      report(measures, false);
+    });
     let failed = false;
-    const tracked = work
+    const tracked: Promise<void> = work
       .catch((err: unknown) => {
         failed = true;
-        committed();
-        report(0, true);
+        if (jobs.length > 0) {
+          committed();
+          report(0, true);
+        }
         throw err;
       })
       .finally(() => {
         this.running--;
-        for (const job of jobs) {
-          if (this.inflight.get(job.metricId) === tracked) this.inflight.delete(job.metricId);
+        for (const id of metricIds) {
+          if (this.inflight.get(id) === tracked) this.inflight.delete(id);
         }
         // A failed batch (a full disk, say) is retried after the interval, not in a tight loop.
         if (this.pending.size > 0 || this.unsettled.size > 0) this.schedule(failed ? Math.max(this.options.intervalMs, FAILED_RETRY_MS) : 0);
         // Metrics waiting to be settled hold no measure: drained() does not wait for them.
         if (this.pending.size === 0 && this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
       });
-    for (const job of jobs) this.inflight.set(job.metricId, tracked);
+    for (const id of metricIds) this.inflight.set(id, tracked);
     return tracked;
+  }
+
+  /** The jobs of a batch: metrics gone (or whose policy is) are forgotten. */
+  private async jobsOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<ProcessJob[]> {
+    const { index } = this.options;
+    const metrics = await index.getMetrics(metricIds);
+    const names = [...new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.archivePolicyName])))];
+    const found = await Promise.all(names.map((name) => index.getPolicy(name)));
+    const policies = new Map<string, ArchivePolicy | undefined>(names.map((name, i) => [name, found[i]]));
+    const jobs: ProcessJob[] = [];
+    for (const [i, id] of metricIds.entries()) {
+      const metric = metrics[i];
+      const policy = metric && policies.get(metric.archivePolicyName);
+      const refs = settle === undefined ? this.pending.get(id) : [];
+      if (metric === undefined || policy === undefined || refs === undefined) {
+        this.forget(id);
+        continue;
+      }
+      if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
+      else {
+        const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
+        if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
+      }
+    }
+    return jobs;
   }
 }

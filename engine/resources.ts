@@ -33,6 +33,7 @@
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { QueryNode } from '../formats/resource-query.js';
+import type { IndexStore } from './drivers/index-store.js';
 import type { Index, MetricRecord } from './index.js';
 import {
   BadRequest,
@@ -177,12 +178,12 @@ export function nowMicros(): number {
  * do not exist yet; an existing type of that name is left as it is.
  * Answers the names created.
  */
-export async function ensureBuiltinResourceTypes(resources: ResourceIndex, names: readonly string[]): Promise<string[]> {
+export async function ensureBuiltinResourceTypes(resources: Pick<IndexStore, 'findType' | 'createType'>, names: readonly string[]): Promise<string[]> {
   const created: string[] = [];
   for (const name of names) {
     const attributes = BUILTIN_RESOURCE_TYPES[name];
     if (attributes === undefined) throw new Error(`unknown built-in resource type ${name}`);
-    if (resources.findType(name) !== undefined) continue;
+    if ((await resources.findType(name)) !== undefined) continue;
     try {
       await resources.createType({ name, state: 'creating', attributes: attributes.map((a) => ({ ...a })) });
       created.push(name);

@@ -26,17 +26,15 @@ export function acceptsJson(accept: string | undefined): boolean {
 type Params = Record<string, string>;
 
 /** Gnocchi's `_lookup` steps, by the route prefix they serve, in routing order. */
-const LOOKUPS: [prefix: string, lookup: (engine: Engine, params: Params, request: FastifyRequest) => void][] = [
-  ['/v1/archive_policy_rule/:name', (engine, p) => {
-    if (engine.index.getRule(p.name!) === undefined) throw new NoSuchArchivePolicyRule(p.name!);
+const LOOKUPS: [prefix: string, lookup: (engine: Engine, params: Params, request: FastifyRequest) => Promise<unknown>][] = [
+  ['/v1/archive_policy_rule/:name', async (engine, p) => {
+    if ((await engine.index.getRule(p.name!)) === undefined) throw new NoSuchArchivePolicyRule(p.name!);
   }],
-  ['/v1/metric/:id', (engine, p) => void findMetric(engine, p.id!)],
-  ['/v1/resource/:type', (engine, p) => void engine.resources.getType(p.type!)],
-  ['/v1/resource/:type/:id/metric/:name', (engine, p, request) => {
-    void findNamedMetric(engine, identify(request), { type: p.type!, id: p.id!, name: p.name! });
-  }],
-  ['/v1/search/resource/:type', (engine, p) => void engine.resources.getType(p.type!)],
-  ['/v1/aggregation/resource/:type/metric/:name', (engine, p) => void engine.resources.getType(p.type!)],
+  ['/v1/metric/:id', (engine, p) => findMetric(engine, p.id!)],
+  ['/v1/resource/:type', (engine, p) => engine.index.getType(p.type!)],
+  ['/v1/resource/:type/:id/metric/:name', (engine, p, request) => findNamedMetric(engine, identify(request), { type: p.type!, id: p.id!, name: p.name! })],
+  ['/v1/search/resource/:type', (engine, p) => engine.index.getType(p.type!)],
+  ['/v1/aggregation/resource/:type/metric/:name', (engine, p) => engine.index.getType(p.type!)],
 ];
 
 /** Routes that negotiate nothing set `config.anyAccept`. */
@@ -47,7 +45,7 @@ export function negotiationHook(engine: Engine) {
     if (request.is404 || options.config.anyAccept === true || request.method === 'DELETE' || acceptsJson(request.headers.accept)) return;
     const url = options.url ?? '';
     for (const [prefix, lookup] of LOOKUPS) {
-      if (url === prefix || url.startsWith(`${prefix}/`)) lookup(engine, request.params as Params, request);
+      if (url === prefix || url.startsWith(`${prefix}/`)) await lookup(engine, request.params as Params, request);
     }
     throw new HttpError(406, null);
   };

@@ -8,7 +8,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import type { ListMetricsOptions, MetricRecord } from '../engine/index.js';
-import { compileQuery, likeToRegExp, type Revision } from '../engine/resource-search.js';
+import { compileQuery, likeToRegExp, type ResourceRecord, type Revision } from '../engine/resource-search.js';
 import type { QueryNode } from '../formats/resource-query.js';
 import type { Identity } from './auth.js';
 import { HttpError } from './errors.js';
@@ -59,34 +59,40 @@ export function narrowed(policy: QueryNode | undefined, filter: QueryNode | unde
  * SQL joins the resource table for the second case and so also drops the
  * caller's own metrics that have no resource; this keeps them.)
  */
-export function metricPolicyPredicate(engine: Engine, who: Identity, rule: RuleName): ((m: MetricRecord) => boolean) | undefined {
+export async function metricPolicyPredicate(engine: Engine, who: Identity, rule: RuleName): Promise<MetricsFilter | undefined> {
   if (!who.narrowsListings || allowed(rule, who, {})) return undefined;
   const project = who.projectId;
   if (!allowed(rule, who, { created_by_project_id: project })) throw insufficient();
   const byCreator = likeToRegExp(`%:${project ?? 'None'}`);
   const resourceFilter = resourcePolicyFilter(who, rule, null, 'resource');
   if (resourceFilter === undefined) return undefined;
-  const generic = engine.resources.getType('generic');
+  const generic = await engine.index.getType('generic');
   const resourceAllowed = compileQuery(resourceFilter, generic);
-  return (m) => {
-    if (byCreator.test(m.creator)) return true;
-    if (m.resourceId === null) return false;
-    const r = engine.resources.get('generic', m.resourceId);
-    return r !== undefined && resourceAllowed({ ...r, revision: -1, revisionEnd: null } as Revision) === true;
+  return async (metrics) => {
+    const ids = metrics.flatMap((m) => (m.resourceId === null || byCreator.test(m.creator) ? [] : [m.resourceId]));
+    const resources = ids.length === 0 ? new Map<string, ResourceRecord>() : await engine.index.getResources(ids);
+    return metrics.filter((m) => {
+      if (byCreator.test(m.creator)) return true;
+      if (m.resourceId === null) return false;
+      const r = resources.get(m.resourceId);
+      return r !== undefined && resourceAllowed({ ...r, revision: -1, revisionEnd: null } as Revision) === true;
+    });
   };
 }
 
+/** The metrics of a page a caller may see, in their order. */
+export type MetricsFilter = (metrics: readonly MetricRecord[]) => Promise<MetricRecord[]>;
+
 /**
- * A page of metrics that satisfy `where`: the index pages by its sort order,
+ * A page of metrics that pass `where`: the index pages by its sort order,
  * so pages are read one after another until `limit` metrics pass.
  */
-export function listMetricsWhere(engine: Engine, options: ListMetricsOptions, where: (m: MetricRecord) => boolean): MetricRecord[] {
+export async function listMetricsWhere(engine: Engine, options: ListMetricsOptions, where: MetricsFilter): Promise<MetricRecord[]> {
   const page: MetricRecord[] = [];
   let marker = options.marker;
   for (;;) {
-    const batch = engine.index.listMetrics({ ...options, ...(marker === undefined ? {} : { marker }) });
-    for (const m of batch) {
-      if (!where(m)) continue;
+    const batch = await engine.index.listMetrics({ ...options, ...(marker === undefined ? {} : { marker }) });
+    for (const m of await where(batch)) {
       page.push(m);
       if (page.length === options.limit) return page;
     }

@@ -155,16 +155,16 @@ export async function startStatsd(engine: Engine, config: StatsdConfig, log: Sta
   async function resolveMetrics(batch: Map<string, Points>, ids: Map<string, string>): Promise<boolean> {
     let ok = true;
     const missing: string[] = [];
+    const known = await engine.index.metricsOf(resource.id);
     for (const [name, points] of batch) {
       try {
-        // Checked first: a name too long for an LMDB key fails the lookup.
         checkCollectorMetricName(name);
-        const metric = engine.resources.metricByName(resource.id, name);
-        if (metric !== undefined) {
-          ids.set(name, metric.id);
+        const id = known.get(name);
+        if (id !== undefined) {
+          ids.set(name, id);
           continue;
         }
-        if (resource.archivePolicyName === undefined) engine.index.policyNameForMetric(name);
+        if (resource.archivePolicyName === undefined) await engine.index.policyNameForMetric(name);
         missing.push(name);
       } catch (err) {
         ok = false;

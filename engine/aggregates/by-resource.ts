@@ -102,6 +102,25 @@ export function* consecutiveRuns<T>(items: Iterable<T>, valuesOf: (item: T) => G
   if (current !== undefined) yield current;
 }
 
+/** {@link consecutiveRuns} over items read a page at a time: a run may span pages. */
+export async function* consecutivePageRuns<T>(pages: AsyncIterable<readonly T[]>, valuesOf: (item: T) => GroupValue[]): AsyncGenerator<Group<T>> {
+  let current: Group<T> | undefined;
+  let last: string | undefined;
+  for await (const page of pages) {
+    for (const item of page) {
+      const values = valuesOf(item);
+      const key = keyOf(values);
+      if (current === undefined || key !== last) {
+        if (current !== undefined) yield current;
+        current = { values, members: [] };
+        last = key;
+      }
+      current.members.push(item);
+    }
+  }
+  if (current !== undefined) yield current;
+}
+
 /** {@link consecutiveRuns}, all at once. */
 export function groupConsecutive<T>(items: readonly T[], valuesOf: (item: T) => GroupValue[]): Group<T>[] {
   return [...consecutiveRuns(items, valuesOf)];

@@ -20,6 +20,16 @@ import type { ArchivePolicyRule, ListMetricsOptions, MetricRecord } from '../ind
 import type { ListResourcesOptions, MetricSpec, NewResource, ResourceChanges, ResourceRecord, Revision } from '../resources.js';
 import type { AttributeDef, AttributeValue, ResourceTypeRecord } from '../resource-type.js';
 
+/** IndexStore.getMetrics by id, the metrics that exist only: for callers that look records up by id. */
+export async function metricsById(index: Pick<IndexStore, 'getMetrics'>, ids: readonly string[]): Promise<Map<string, MetricRecord>> {
+  const records = await index.getMetrics(ids);
+  const out = new Map<string, MetricRecord>();
+  records.forEach((m, i) => {
+    if (m !== undefined) out.set(ids[i]!, m);
+  });
+  return out;
+}
+
 export interface IndexStore {
   // --- archive policies and rules -------------------------------------
 
@@ -56,14 +66,16 @@ export interface IndexStore {
    * tell answers a new object, and costs the caller a new lookup.
    */
   getMetric(id: string): Promise<MetricRecord | undefined>;
-  /** The metrics among `ids` that exist, by id. */
-  getMetrics(ids: readonly string[]): Promise<Map<string, MetricRecord>>;
+  /** The metric of each of `ids`, in their order (undefined where none): no map to build, a push names 10,000. */
+  getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]>;
   /** Also names it on its resource; NoSuchResource, NamedMetricAlreadyExists. */
   createMetric(metric: MetricRecord): Promise<MetricRecord>;
   /** Removes the metric with everything stored for it (its series too: they go in the same commit on LMDB). */
   deleteMetric(id: string): Promise<void>;
   /** One page, in `sorts` order, after the `marker` metric. */
   listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]>;
+  /** How many metrics exist (the collectors' --max-series bound); may lag a concurrent write. */
+  countMetrics(): Promise<number>;
 
   // --- resource types ------------------------------------------------------
 

@@ -6,14 +6,16 @@
  */
 import type { FastifyRequest } from 'fastify';
 import {
-  consecutiveRuns,
+  consecutivePageRuns,
   historyGroups,
   nameMatcher,
   wildcardNames,
   type GroupValue,
   type Interval,
+  type ResolvedMetric,
 } from '../../engine/aggregates/by-resource.js';
 import { planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { BadRequest, InvalidInput } from '../../engine/errors.js';
 import { resourceUuid } from '../../engine/resource-id.js';
@@ -29,7 +31,7 @@ import { formatTimestamp } from '../../formats/timestamp.js';
 import type { Identity } from '../auth.js';
 import { boolParam, many, queryOf } from '../http.js';
 import type { Grouping } from '../../engine/aggregation.js';
-import { resourceToJson } from '../json-shapes.js';
+import { resourcesToJson } from '../json-shapes.js';
 import type { AggregatesService, CommonArgs } from './aggregates.js';
 import { measuresJson, refreshMetrics } from './aggregates.js';
 
@@ -39,9 +41,9 @@ export interface ResourceSelection {
   filter: QueryNode | undefined;
 }
 
-function resourceTypeOf(engine: Engine, raw: unknown): ResourceTypeRecord {
+async function resourceTypeOf(engine: Engine, raw: unknown): Promise<ResourceTypeRecord> {
   const name = typeof raw === 'string' ? raw : String(raw);
-  const rt = typeof raw === 'string' ? engine.resources.findType(name) : undefined;
+  const rt = typeof raw === 'string' ? await engine.index.findType(name) : undefined;
   if (rt === undefined) throw new BadRequest({ cause: 'Resource type does not exist', detail: name });
   return rt;
 }
@@ -56,8 +58,8 @@ function searchError(err: QueryInputError): InvalidInput {
 }
 
 /** `resource_type` and `search` (a JSON query, or the STRING form) of the body. */
-export function resourceSelection(engine: Engine, who: Identity, body: Record<string, unknown>): ResourceSelection {
-  const type = resourceTypeOf(engine, body.resource_type);
+export async function resourceSelection(engine: Engine, who: Identity, body: Record<string, unknown>): Promise<ResourceSelection> {
+  const type = await resourceTypeOf(engine, body.resource_type);
   let json = body.search;
   if (typeof json === 'string') json = parseResourceQueryString(json);
   else if (!isPlainObject(json)) throw new InvalidInput("expected a dictionary for dictionary value @ data['search']", ['search']);
@@ -94,6 +96,16 @@ export interface ByResourceRequest {
   pageSize: number;
 }
 
+/** The named metrics of a page of resources, and those metrics with their policies, in one round of lookups. */
+async function metricsOfPage(engine: Engine, page: readonly Revision[]) {
+  const named = await engine.index.metricsOfResources([...new Set(page.map((r) => r.id))]);
+  const metrics = await metricsById(engine.index, [...named.values()].flatMap((byName) => [...byName.values()]));
+  const policies = await engine.policiesOf(metrics.values());
+  const resolved = new Map<string, ResolvedMetric>();
+  for (const m of metrics.values()) resolved.set(m.id, { id: m.id, policy: policies.get(m.archivePolicyName)! });
+  return { named, resolved };
+}
+
 /**
  * `{"measures": ..., "references"?: [...]}`, or null when no metric matched.
  * Reads the resources once, keeping only their references (and, for
@@ -101,22 +113,21 @@ export interface ByResourceRequest {
  */
 async function measuresOf(
   ctx: ByResourceRequest,
-  resources: Iterable<Revision>,
+  pages: AsyncIterable<readonly Revision[]> | Iterable<readonly Revision[]>,
   intervalsOf?: (id: string) => readonly Interval[] | undefined,
 ): Promise<string | null> {
   const { engine, args, selection } = ctx;
   const match = nameMatcher(ctx.wildcards);
-  const resolve = (id: string) => {
-    const m = engine.index.getMetric(id);
-    return m === undefined ? undefined : { id: m.id, policy: engine.policyOf(m) };
-  };
   const refs: SeriesRef[] = [];
   const used: Revision[] = [];
-  for (const r of resources) {
-    const found = match({ id: r.id, metrics: engine.resources.metricsOf(r.id) }, resolve, intervalsOf?.(r.id));
-    if (found.length === 0) continue;
-    refs.push(...found);
-    if (ctx.details) used.push(r);
+  for await (const page of pages) {
+    const { named, resolved } = await metricsOfPage(engine, page);
+    for (const r of page) {
+      const found = match({ id: r.id, metrics: named.get(r.id)! }, (id) => resolved.get(id), intervalsOf?.(r.id));
+      if (found.length === 0) continue;
+      refs.push(...found);
+      if (ctx.details) used.push(r);
+    }
   }
   if (refs.length === 0) return null;
   const granularities = planGranularities(refs, args.granularity);
@@ -139,7 +150,7 @@ async function measuresOf(
     const listed = used
       .filter((r) => !seen.has(`${r.id}@${r.revision}`) && seen.add(`${r.id}@${r.revision}`))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.revision - b.revision));
-    text += `, "references": ${pyJson(listed.map((r) => resourceToJson(engine, r, shown)))}`;
+    text += `, "references": ${pyJson(await resourcesToJson(engine, listed, () => shown))}`;
   }
   return `${text}}`;
 }
@@ -153,12 +164,12 @@ function metricsNotFound(wildcards: readonly MetricRef[]): BadRequest {
  * The selected revisions in listing order, read from the index `pageSize` at
  * a time: the selection is never materialised whole.
  */
-function* listed(ctx: ByResourceRequest, history: boolean, sorts: SortSpec[]): Generator<Revision> {
+async function* listed(ctx: ByResourceRequest, history: boolean, sorts: SortSpec[]): AsyncGenerator<Revision[]> {
   const { engine, selection, pageSize } = ctx;
   let marker: string | undefined;
   for (;;) {
-    const page = engine.resources.list(selection.type.name, { filter: selection.filter, history, sorts, limit: pageSize, marker });
-    yield* page;
+    const page = await engine.index.list(selection.type.name, { filter: selection.filter, history, sorts, limit: pageSize, marker });
+    yield page;
     if (page.length < pageSize) return;
     const last = page[page.length - 1]!;
     marker = history ? `${last.id}@${last.revision}` : last.id;
@@ -170,14 +181,14 @@ function* listed(ctx: ByResourceRequest, history: boolean, sorts: SortSpec[]): G
  * aggregates workers), answering in group order; the first failing group in
  * that order fails the request, as a sequential loop would.
  */
-async function inOrder(groups: Iterable<() => Promise<string | null>>, width: number): Promise<string[]> {
+async function inOrder(groups: AsyncIterable<() => Promise<string | null>>, width: number): Promise<string[]> {
   const parts: string[] = [];
   const running: Promise<string | null>[] = [];
   const settle = async () => {
     const text = await running.shift()!;
     if (text !== null) parts.push(text);
   };
-  for (const start of groups) {
+  for await (const start of groups) {
     const p = start();
     // Awaited in order below; this only keeps a later failure from being unhandled meanwhile.
     p.catch(() => undefined);
@@ -214,20 +225,19 @@ export async function aggregatesByResource(ctx: ByResourceRequest): Promise<stri
   const valuesOf = (r: Revision) => groupby.map((a) => groupValue(type, r, a));
   const entry = (values: readonly GroupValue[], text: string | null) =>
     text === null ? null : `{"group": ${groupJson(groupby, values)}, "measures": ${text}}`;
-  function* evaluations(): Generator<() => Promise<string | null>> {
-    for (const run of consecutiveRuns(resources, valuesOf)) {
+  async function* evaluations(): AsyncGenerator<() => Promise<string | null>> {
+    for await (const run of consecutivePageRuns(resources, valuesOf)) {
       if (!history) {
-        yield async () => entry(run.values, await measuresOf(ctx, run.members));
+        yield async () => entry(run.values, await measuresOf(ctx, [run.members]));
         continue;
       }
-      const firsts = new Map<string, number | undefined>();
-      const isFirst = (r: Revision) => {
-        if (!firsts.has(r.id)) firsts.set(r.id, engine.resources.firstRevisionStart(r.id));
-        return firsts.get(r.id) === r.revisionStart;
-      };
+      const ids = [...new Set(run.members.map((r) => r.id))];
+      const starts = await Promise.all(ids.map((id) => engine.index.firstRevisionStart(id)));
+      const firsts = new Map(ids.map((id, i) => [id, starts[i]]));
+      const isFirst = (r: Revision) => firsts.get(r.id) === r.revisionStart;
       // One run holds every revision with these values: at most one group.
       for (const g of historyGroups(run.members, valuesOf, isFirst, ctx.args)) {
-        yield async () => entry(g.values, await measuresOf(ctx, uniqueResources(g.revisions), (id) => g.intervals.get(id)));
+        yield async () => entry(g.values, await measuresOf(ctx, [uniqueResources(g.revisions)], (id) => g.intervals.get(id)));
       }
     }
   }

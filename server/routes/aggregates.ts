@@ -10,6 +10,7 @@ import { dropsPoint, FILL_MODES, type AggregatesResult, type Fill, type FillMode
 import { inlineAggregatesRunner, workerAggregatesRunner, type AggregatesRunner } from '../../engine/aggregates/runner.js';
 import { estimatedPoints, planGranularities, type AggregatesTask, type SeriesRef } from '../../engine/aggregates/task.js';
 import { unaggregable } from '../../engine/aggregates/errors.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, ArgumentError, BadRequest, InvalidInput, InvalidPagination, NoSuchMetric, NotFound } from '../../engine/errors.js';
 import { groupConsecutive } from '../../engine/aggregates/by-resource.js';
@@ -36,7 +37,7 @@ import { narrowed, resourcePolicyFilter } from '../policy-filter.js';
 import { aggregatesByResource, groupValue, resourceSelection } from './aggregates-resources.js';
 import { readResourceFilter } from './resource.js';
 import { HttpError } from '../errors.js';
-import { metricToJson } from '../json-shapes.js';
+import { metricsToJson } from '../json-shapes.js';
 import {
   AGGREGATION_QUERY,
   errors,
@@ -315,7 +316,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     if (single(query, 'fill') === undefined && single(query, 'needed_overlap') === undefined) args.fill = 'dropna';
     const body = checkBody(readJsonBody(request));
     const { node, raw } = operationsOf(body);
-    const selection = 'resource_type' in body ? resourceSelection(engine, who, body) : undefined;
+    const selection = 'resource_type' in body ? await resourceSelection(engine, who, body) : undefined;
     const references = extractReferences(node);
     if (references.length === 0) {
       throw new BadRequest({ cause: 'Operations is invalid', reason: "At least one 'metric' is required", detail: raw });
@@ -348,10 +349,11 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       });
     }
     const unique = [...new Set(ids as string[])];
+    const found = await metricsById(engine.index, unique);
     const metrics = new Map<string, MetricRecord>();
     const missing: string[] = [];
     for (const id of unique) {
-      const m = engine.index.getMetric(id);
+      const m = found.get(id);
       if (m === undefined) missing.push(id);
       else metrics.set(id, m);
     }
@@ -360,9 +362,10 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     }
     for (const m of metrics.values()) enforceGetMetric(who, m);
 
+    const policies = await engine.policiesOf(metrics.values());
     const refs: SeriesRef[] = references.map((r, i) => {
       const metric = metrics.get(ids[i]!)!;
-      return { metricId: metric.id, policy: engine.policyOf(metric), aggregation: r.aggregation, key: [metric.id, r.aggregation], name: metric.id };
+      return { metricId: metric.id, policy: policies.get(metric.archivePolicyName)!, aggregation: r.aggregation, key: [metric.id, r.aggregation], name: metric.id };
     });
     const operations = mapReferences(node, (r) => ({ name: normalizeUuid(r.name)!, aggregation: r.aggregation }));
     const granularities = planGranularities(refs, args.granularity);
@@ -383,16 +386,17 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     let text = `{"measures": ${measuresJson(result, refs, args.fill)}`;
     if (details) {
       const listed = [...metrics.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-      text += `, "references": ${pyJson(listed.map((m) => metricToJson(engine, m, 'resource_id')))}`;
+      text += `, "references": ${pyJson(await metricsToJson(engine, listed, 'resource_id'))}`;
     }
     return reply.type('application/json').send(`${text}}`);
   });
 
   const aggregationMetric = async (request: FastifyRequest, ids: string[]) => {
     const unique = [...new Set(ids)];
+    const found = await metricsById(engine.index, unique);
     const metrics: MetricRecord[] = [];
     for (const id of unique) {
-      const m = engine.index.getMetric(id);
+      const m = found.get(id);
       if (m === undefined) throw new NoSuchMetric(id);
       metrics.push(m);
     }
@@ -411,25 +415,27 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     for (const m of metrics) check(m);
     if (metrics.length === 0) return '[]';
     const resample = resampleArg(query, args.granularity);
+    const policies = await engine.policiesOf(metrics);
+    const policyOf = (m: MetricRecord) => policies.get(m.archivePolicyName)!;
 
     let granularities: number[];
     if (args.granularity === undefined) {
       const counts = new Map<number, number>();
-      for (const m of metrics) for (const d of engine.policyOf(m).definition) counts.set(d.granularity, (counts.get(d.granularity) ?? 0) + 1);
+      for (const m of metrics) for (const d of policyOf(m).definition) counts.set(d.granularity, (counts.get(d.granularity) ?? 0) + 1);
       granularities = [...counts].filter(([, n]) => n === metrics.length).map(([g]) => g);
       if (granularities.length === 0) throw unaggregable(metrics.map((m) => [m.id, aggregation]), 'No granularity match');
     } else {
       granularities = [args.granularity];
     }
     for (const m of metrics) {
-      const defined = engine.policyOf(m).definition.map((d) => d.granularity);
+      const defined = policyOf(m).definition.map((d) => d.granularity);
       for (const g of granularities) if (!defined.includes(g)) throw new AggregationDoesNotExist(m.id, aggregation, g / 1e6);
     }
     if (boolParam(query, 'refresh')) await refreshMetrics(engine, metrics.map((m) => m.id));
 
     if (metrics.length === 1) {
       const metric = metrics[0]!;
-      const policy = engine.policyOf(metric);
+      const policy = policyOf(metric);
       if (!policy.aggregationMethods.includes(aggregation)) throw new AggregationMethodDoesNotExist(metric.id, aggregation);
       return (await engine.readJson(metric, {
         method: aggregation,
@@ -440,7 +446,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       }, !args.relative)).toString('latin1');
     }
     for (const m of metrics) {
-      const policy = engine.policyOf(m);
+      const policy = policyOf(m);
       if (!policy.aggregationMethods.includes(aggregation)) {
         throw new AggregationDoesNotExist(m.id, aggregation, policy.definition[0]!.granularity / 1e6);
       }
@@ -460,7 +466,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
     }
     const refs: SeriesRef[] = metrics.map((m) => ({
       metricId: m.id,
-      policy: engine.policyOf(m),
+      policy: policyOf(m),
       aggregation,
       key: [m.id, aggregation],
       name: m.id,
@@ -495,7 +501,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
   }, async (request, reply) => {
     const who = identify(request);
     const { type, name } = request.params;
-    const rt = engine.resources.getType(type);
+    const rt = await engine.index.getType(type);
     const query = queryOf(request);
     const groupby = [...new Set(many(query, 'groupby'))].sort();
     const filter = narrowed(resourcePolicyFilter(who, 'search resource', type), readResourceFilter(request, who));
@@ -507,9 +513,15 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
       throw err;
     }
     // As Gnocchi's search: one page of at most max_limit resources.
-    const resources = engine.resources.list(type, { filter, history: false, sorts, limit: ctx.config.maxLimit });
+    const resources = await engine.index.list(type, { filter, history: false, sorts, limit: ctx.config.maxLimit });
+    const named = await engine.index.metricsOfResources([...new Set(resources.map((r) => r.id))]);
+    const records = await metricsById(engine.index, [...named.values()].flatMap((byName) => byName.get(name) ?? []));
     const metricsOf = (rs: readonly Revision[]) =>
-      rs.map((r) => engine.resources.metricByName(r.id, name)).filter((m): m is MetricRecord => m !== undefined);
+      rs.flatMap((r) => {
+        const id = named.get(r.id)?.get(name);
+        const m = id === undefined ? undefined : records.get(id);
+        return m === undefined ? [] : [m];
+      });
     const projects = new Map(resources.map((r) => [r.id, r.projectId]));
     const check = (m: MetricRecord) =>
       enforce('get metric', who, {
@@ -532,7 +544,7 @@ export async function aggregatesRoutes(app: FastifyInstance, ctx: AppContext): P
   });
 
   app.get<{ Params: ResourceMetricParams }>('/v1/aggregation/resource/:type/metric/:name', { config: { anyAccept: true } }, async (request) => {
-    engine.resources.getType(request.params.type);
+    await engine.index.getType(request.params.type);
     throw new HttpError(405, '', { Allow: 'POST' });
   });
 

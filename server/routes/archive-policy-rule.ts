@@ -59,7 +59,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
     },
   }, async (request) => {
     enforce('list archive policy rule', identify(request));
-    return index.listRules().map(ruleToJson);
+    return (await index.listRules()).map(ruleToJson);
   });
 
   app.get<{ Params: NameParams }>('/v1/archive_policy_rule/:name', {
@@ -72,7 +72,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
     },
   }, async (request) => {
     const who = identify(request);
-    const rule = index.getRule(request.params.name);
+    const rule = await index.getRule(request.params.name);
     if (rule === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     enforce('get archive policy rule', who);
     return ruleToJson(rule);
@@ -89,7 +89,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
     },
   }, async (request) => {
     const who = identify(request);
-    if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
+    if ((await index.getRule(request.params.name)) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     const body = checkObject(readJsonBody(request), [], { required: ['name'] });
     const newName = checkString(body.name, ['name']);
     enforce('update archive policy rule', who);
@@ -106,7 +106,7 @@ export async function archivePolicyRuleRoutes(app: FastifyInstance, ctx: AppCont
     },
   }, async (request, reply) => {
     const who = identify(request);
-    if (index.getRule(request.params.name) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
+    if ((await index.getRule(request.params.name)) === undefined) throw new NoSuchArchivePolicyRule(request.params.name);
     enforce('delete archive policy rule', who);
     await index.deleteRule(request.params.name);
     return reply.code(204).send();

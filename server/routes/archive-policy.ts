@@ -68,7 +68,7 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
     },
   }, async (request) => {
     enforce('list archive policy', identify(request));
-    return index.listPolicies().map(policyToJson);
+    return (await index.listPolicies()).map(policyToJson);
   });
 
   app.get<{ Params: NameParams }>('/v1/archive_policy/:name', {
@@ -81,7 +81,7 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
     },
   }, async (request) => {
     enforce('get archive policy', identify(request));
-    const policy = index.getPolicy(request.params.name);
+    const policy = await index.getPolicy(request.params.name);
     if (policy === undefined) throw new NoSuchArchivePolicy(request.params.name);
     return policyToJson(policy);
   });
@@ -99,7 +99,7 @@ export async function archivePolicyRoutes(app: FastifyInstance, ctx: AppContext)
   }, async (request) => {
     const who = identify(request);
     const { name } = request.params;
-    if (index.getPolicy(name) === undefined) throw new NoSuchArchivePolicy(name);
+    if ((await index.getPolicy(name)) === undefined) throw new NoSuchArchivePolicy(name);
     enforce('update archive policy', who);
     const body = readJsonBody(request);
     return policyToJson(await index.updatePolicy(name, (current) => patchArchivePolicy(current, body)));

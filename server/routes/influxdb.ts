@@ -276,7 +276,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
         throw new InvalidInput(`length of value must be between 1 and ${MAX_DATABASE_NAME_LENGTH}`, ['name']);
       }
       try {
-        await engine.resources.createType({ name, state: 'creating', attributes: [] });
+        await engine.index.createType({ name, state: 'creating', attributes: [] });
       } catch (err) {
         if (!(err instanceof ResourceTypeAlreadyExists)) throw err;
       }
@@ -321,7 +321,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
       throw err;
     }
     if (batch.resources.length === 0) return reply.code(204).send();
-    const rt = engine.resources.getType(db);
+    const rt = await engine.index.getType(db);
     // Every resource name is checked before anything else, as Gnocchi does.
     for (const { id } of batch.resources) if (id instanceof Error) throw id;
     await writeCollectorBatch(engine, batch, {

@@ -58,24 +58,28 @@ class Push {
  * out, once; null when the general path must decide (other forms of ids,
  * unknown or repeated metrics, bodies the scanner does not read).
  */
-function scannedPush(engine: Engine, body: Buffer): Push | null {
+async function scannedPush(engine: Engine, body: Buffer): Promise<Push | null> {
   const scanned = scanMeasureBatch(body);
   if (scanned === null) return null;
+  for (const id of scanned.keys) if (normalizeUuid(id) !== id) return null;
+  const metrics = await engine.index.getMetrics(scanned.keys);
   const push = new Push();
   for (let i = 0; i < scanned.keys.length; i++) {
-    const id = scanned.keys[i]!;
-    const metric = normalizeUuid(id) === id ? engine.index.getMetric(id) : undefined;
+    const metric = metrics[i];
     if (metric === undefined || !push.add(metric, scanned.lists[i]!)) return null;
   }
   return push;
 }
 
 /** The general path: JSON, then Gnocchi's checks and errors. */
-function decodedPush(engine: Engine, text: string): Push {
+async function decodedPush(engine: Engine, text: string): Promise<Push> {
   const push = new Push();
   const missing: string[] = [];
-  for (const [id, series] of decodeBatch(parseJsonText(text))) {
-    const metric = engine.index.getMetric(id);
+  const batch = decodeBatch(parseJsonText(text));
+  const metrics = await engine.index.getMetrics([...batch.keys()]);
+  let i = 0;
+  for (const [id, series] of batch) {
+    const metric = metrics[i++];
     if (metric === undefined) missing.push(id);
     else push.add(metric, series);
   }
@@ -108,7 +112,7 @@ export async function measuresRoutes(app: FastifyInstance, ctx: AppContext): Pro
   }, async (request, reply) => {
     const who = identify(request);
     const body = jsonBodyBytes(request);
-    const push = scannedPush(engine, body) ?? decodedPush(engine, utf8Text(body));
+    const push = (await scannedPush(engine, body)) ?? (await decodedPush(engine, utf8Text(body)));
     // The policy sees a metric only through its creator: one check per creator decides for all.
     for (const creator of push.creators) enforce('post measures', who, creatorTarget(creator));
     await engine.addMeasures(push.measures);

@@ -14,7 +14,7 @@ import { creatorParts, identify, type Identity } from '../auth.js';
 import { boolParam, queryOf, readJsonBody, setLocation, single, type Query } from '../http.js';
 import { pageOptions, setNextLink } from '../pagination.js';
 import { empty, errors, json, jsonBody, listOf, MEASURES_BODY, MEASURES_QUERY, PAGE_QUERY, params, query, ref } from '../openapi-schemas.js';
-import { createdMetricToJson, metricToJson } from '../json-shapes.js';
+import { createdMetricToJson, metricToJson, metricsToJson } from '../json-shapes.js';
 import { enforce, type RuleName } from '../policy.js';
 import { listMetricsWhere, metricPolicyPredicate } from '../policy-filter.js';
 import { readMeasuresBody } from './measures.js';
@@ -54,9 +54,9 @@ function metricResourceId(value: unknown, creator: string): string | null {
 }
 
 /** Gnocchi loads a metric with its resource before checking it. */
-function policyTarget(engine: Engine, m: MetricRecord) {
+async function policyTarget(engine: Engine, m: MetricRecord) {
   const { userId, projectId } = creatorParts(m.creator);
-  const resource = m.resourceId === null ? undefined : engine.resources.get('generic', m.resourceId);
+  const resource = m.resourceId === null ? undefined : await engine.index.get('generic', m.resourceId);
   return {
     creator: m.creator,
     created_by_user_id: userId,
@@ -69,17 +69,17 @@ function policyTarget(engine: Engine, m: MetricRecord) {
 }
 
 /** The metric of the id in a path, as Gnocchi's routing looks it up. */
-export function findMetric(engine: Engine, id: string): MetricRecord {
+export async function findMetric(engine: Engine, id: string): Promise<MetricRecord> {
   const uuid = normalizeUuid(id);
-  const metric = uuid === undefined ? undefined : engine.index.getMetric(uuid);
+  const metric = uuid === undefined ? undefined : await engine.index.getMetric(uuid);
   if (metric === undefined) throw new NoSuchMetric(id);
   return metric;
 }
 
 /** Looks a metric up by the id in the path and checks the caller may use it. */
-export function loadMetric(engine: Engine, who: Identity, id: string, rule: RuleName): MetricRecord {
-  const metric = findMetric(engine, id);
-  enforce(rule, who, policyTarget(engine, metric));
+export async function loadMetric(engine: Engine, who: Identity, id: string, rule: RuleName): Promise<MetricRecord> {
+  const metric = await findMetric(engine, id);
+  enforce(rule, who, await policyTarget(engine, metric));
   return metric;
 }
 
@@ -211,7 +211,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
     if (unit !== null && unit.length > 31) throw invalidValue('length of value must be at most 31', ['unit']);
     if (name !== null && name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
     const resourceId = body.resource_id === undefined ? null : metricResourceId(body.resource_id, who.creator);
-    const policyName = (body.archive_policy_name as string | undefined) ?? engine.index.policyNameForMetric(name);
+    const policyName = (body.archive_policy_name as string | undefined) ?? (await engine.index.policyNameForMetric(name));
     if (resourceId !== null && name === null) {
       throw new BadRequest({ cause: 'Attribute value error', detail: 'name', reason: 'Name cannot be null if resource_id is not null' });
     }
@@ -277,12 +277,12 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       limit: page.limit,
       ...(page.marker === undefined ? {} : { marker: page.marker }),
     };
-    const visible = metricPolicyPredicate(engine, who, 'list metric');
+    const visible = await metricPolicyPredicate(engine, who, 'list metric');
     // A deleted metric leaves the index at once: none is ever waiting in `delete`.
     if (status === 'delete') return [];
-    const metrics = visible === undefined ? engine.index.listMetrics(options) : listMetricsWhere(engine, options, visible);
+    const metrics = visible === undefined ? await engine.index.listMetrics(options) : await listMetricsWhere(engine, options, visible);
     if (metrics.length >= page.limit) setNextLink(reply, request, urls, metrics[metrics.length - 1]!.id, page.limit);
-    return metrics.map((m) => metricToJson(engine, m, 'resource_id'));
+    return metricsToJson(engine, metrics, 'resource_id');
   });
 
   app.get<{ Params: IdParams }>('/v1/metric/:id', {
@@ -294,7 +294,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       response: { 200: json('The metric, with its resource', ref('MetricWithResource')), ...errors(401, 403, 404, 406) },
     },
   }, async (request) => {
-    const metric = loadMetric(engine, identify(request), request.params.id, 'get metric');
+    const metric = await loadMetric(engine, identify(request), request.params.id, 'get metric');
     return metricToJson(engine, metric, 'resource');
   });
 
@@ -307,7 +307,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       response: { 204: empty('Deleted'), ...errors(401, 403, 404) },
     },
   }, async (request, reply) => {
-    const metric = loadMetric(engine, identify(request), request.params.id, 'delete metric');
+    const metric = await loadMetric(engine, identify(request), request.params.id, 'delete metric');
     await engine.deleteMetric(metric.id);
     return reply.code(204).send();
   });
@@ -322,7 +322,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       response: { 200: json('Points of every granularity (or the one asked)', ref('Measures')), ...errors(400, 401, 403, 404, 406, 507) },
     },
   }, async (request, reply) => {
-    const metric = loadMetric(engine, identify(request), request.params.id, 'get measures');
+    const metric = await loadMetric(engine, identify(request), request.params.id, 'get measures');
     return getMeasures(ctx, request, reply, metric);
   });
 
@@ -337,7 +337,7 @@ export async function metricRoutes(app: FastifyInstance, ctx: AppContext): Promi
       response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 404, 406, 413, 415, 503, 507) },
     },
   }, async (request, reply) => {
-    const metric = loadMetric(engine, identify(request), request.params.id, 'post measures');
+    const metric = await loadMetric(engine, identify(request), request.params.id, 'post measures');
     const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[metric.id, measures]]));
     return reply.code(202).send();

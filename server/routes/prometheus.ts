@@ -195,15 +195,15 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
     }
     if (batch.resources.length === 0) return reply.code(202).send();
 
-    if (engine.resources.findType(PROMETHEUS_RESOURCE_TYPE) === undefined) {
+    if ((await engine.index.findType(PROMETHEUS_RESOURCE_TYPE)) === undefined) {
       enforce('create resource type', who);
       try {
-        await engine.resources.createType({ name: PROMETHEUS_RESOURCE_TYPE, state: 'creating', attributes: PROMETHEUS_ATTRIBUTES });
+        await engine.index.createType({ name: PROMETHEUS_RESOURCE_TYPE, state: 'creating', attributes: PROMETHEUS_ATTRIBUTES });
       } catch (err) {
         if (!(err instanceof ResourceTypeAlreadyExists)) throw err;
       }
     }
-    const rt = engine.resources.getType(PROMETHEUS_RESOURCE_TYPE);
+    const rt = await engine.index.getType(PROMETHEUS_RESOURCE_TYPE);
     await writeCollectorBatch(engine, batch, {
       type: rt.name,
       creator: who.creator,

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Series } from '../../engine/aggregation.js';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { BadRequest, InvalidInput, NamedMetricAlreadyExists, NoSuchMetric, NoSuchResource } from '../../engine/errors.js';
 import type { MetricRecord } from '../../engine/index.js';
@@ -37,7 +38,7 @@ import type { AppContext } from '../app.js';
 import { creatorParts, identify, type Identity } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { baseUrl, boolParam, many, queryOf, readJsonBody, setLocation, single, type UrlOptions } from '../http.js';
-import { asRevision, metricToJson, resourceToJson } from '../json-shapes.js';
+import { asRevision, metricToJson, metricsToJson, resourceToJson, resourcesToJson } from '../json-shapes.js';
 import {
   body,
   CONDITIONAL_HEADERS,
@@ -119,7 +120,7 @@ function notModified(request: FastifyRequest, r: ResourceRecord): boolean {
 // --- input ------------------------------------------------------------------
 
 /** Gnocchi's MetricsSchema: name -> metric UUID or `{archive_policy_name?, unit?}`. */
-export function parseMetricsSpec(engine: Engine, raw: unknown, path: Path): Map<string, MetricSpec> {
+export async function parseMetricsSpec(engine: Engine, raw: unknown, path: Path): Promise<Map<string, MetricSpec>> {
   if (!isPlainObject(raw)) throw invalidValue('expected a dictionary', path);
   const out = new Map<string, MetricSpec>();
   for (const [name, def] of Object.entries(raw)) {
@@ -136,7 +137,7 @@ export function parseMetricsSpec(engine: Engine, raw: unknown, path: Path): Map<
     const unit = (d.unit as string | undefined) ?? null;
     if (unit !== null && unit.length > 31) throw invalidValue('length of value must be at most 31', [...at, 'unit']);
     if (name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
-    const policy = (d.archive_policy_name as string | undefined) ?? engine.index.policyNameForMetric(name);
+    const policy = (d.archive_policy_name as string | undefined) ?? (await engine.index.policyNameForMetric(name));
     out.set(name, { kind: 'new', archivePolicyName: policy, unit });
   }
   return out;
@@ -152,7 +153,7 @@ interface ParsedResourceBody extends ResourceChanges {
 }
 
 /** A resource body checked against the type's schema (create: required attributes and `id`). */
-function parseResourceBody(engine: Engine, rt: ResourceTypeRecord, body: unknown, creator: string, create: boolean): ParsedResourceBody {
+async function parseResourceBody(engine: Engine, rt: ResourceTypeRecord, body: unknown, creator: string, create: boolean): Promise<ParsedResourceBody> {
   if (!isPlainObject(body)) throw invalidValue('expected a dictionary', []);
   const out: ParsedResourceBody = {};
   const attrs: Record<string, AttributeValue> = {};
@@ -172,7 +173,7 @@ function parseResourceBody(engine: Engine, rt: ResourceTypeRecord, body: unknown
     else if (key === 'ended_at') out.endedAt = value === null ? null : timestampValue(value, at);
     else if (key === 'user_id') out.userId = stringOrNull(value, at);
     else if (key === 'project_id') out.projectId = stringOrNull(value, at);
-    else if (key === 'metrics') out.metrics = parseMetricsSpec(engine, value, at);
+    else if (key === 'metrics') out.metrics = await parseMetricsSpec(engine, value, at);
     else throw new InvalidInput(`extra keys not allowed @ data['${key}']`, at);
   }
   if (create) {
@@ -205,7 +206,7 @@ export function readResourceFilter(request: FastifyRequest, who: Identity): Quer
 }
 
 /** Lists a page of resources and sets the `Link` header; shared with search. */
-export function listResources(
+export async function listResources(
   engine: Engine,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -218,23 +219,23 @@ export function listResources(
   const details = boolParam(query, 'details');
   const history = boolParam(query, 'history');
   const page = pageOptions(query, maxLimit);
-  const rt = engine.resources.getType(typeName);
+  const rt = await engine.index.getType(typeName);
   const rawSorts = many(query, 'sort');
   const sorts = parseResourceSorts(rawSorts.length > 0 ? rawSorts : DEFAULT_RESOURCE_SORT, rt, history);
-  const revisions = engine.resources.list(typeName, { filter, history, sorts, limit: page.limit, marker: page.marker });
+  const revisions = await engine.index.list(typeName, { filter, history, sorts, limit: page.limit, marker: page.marker });
   if (revisions.length > 0 && revisions.length >= page.limit) {
     const last = revisions[revisions.length - 1]!;
     setNextLink(reply, request, urls, history ? `${last.id}@${last.revision}` : last.id, page.limit, DEFAULT_RESOURCE_SORT);
   }
   const attrs = many(query, 'attrs');
   const types = new Map<string, ResourceTypeRecord | undefined>();
-  const shownType = (r: Revision) => {
-    if (typeName !== 'generic') return rt;
-    if (!details || r.type === 'generic') return undefined;
-    if (!types.has(r.type)) types.set(r.type, engine.resources.findType(r.type));
-    return types.get(r.type);
-  };
-  return revisions.map((r) => resourceToJson(engine, r, shownType(r), attrs, history));
+  if (typeName === 'generic' && details) {
+    const names = [...new Set(revisions.map((r) => r.type))].filter((t) => t !== 'generic');
+    const found = await Promise.all(names.map((name) => engine.index.findType(name)));
+    names.forEach((name, i) => types.set(name, found[i]));
+  }
+  const shownType = (r: Revision) => (typeName !== 'generic' ? rt : types.get(r.type));
+  return resourcesToJson(engine, revisions, shownType, attrs, history);
 }
 
 // --- routes ----------------------------------------------------------------
@@ -305,18 +306,18 @@ const ATTRIBUTE_INPUT: JsonSchema = {
 };
 
 /** The metric a `/v1/resource/{type}/{id}/metric/{name}` path names, as Gnocchi's routing looks it up. */
-export function findNamedMetric(engine: Engine, who: Identity, params: NamedMetricParams): MetricRecord {
-  const { resources } = engine;
-  resources.getType(params.type);
+export async function findNamedMetric(engine: Engine, who: Identity, params: NamedMetricParams): Promise<MetricRecord> {
+  const resources = engine.index;
+  await resources.getType(params.type);
   let id: string;
   try {
     id = resourceUuid(params.id, who.creator);
   } catch {
     throw new NoSuchResource(params.id);
   }
-  const m = resources.metricByName(id, params.name);
+  const m = await resources.metricByName(id, params.name);
   if (m === undefined) {
-    if (resources.get(params.type, id) === undefined) throw new NoSuchResource(id);
+    if ((await resources.get(params.type, id)) === undefined) throw new NoSuchResource(id);
     throw new NoSuchMetric(params.name);
   }
   return m;
@@ -325,21 +326,21 @@ export function findNamedMetric(engine: Engine, who: Identity, params: NamedMetr
 export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { engine, config } = ctx;
   const urls = { proxyHeaders: config.proxyHeaders };
-  const resources = engine.resources;
+  const resources = engine.index;
   // `--builtin-resource-types`: create the requested shipped types if missing.
   await ensureBuiltinResourceTypes(resources, config.builtinResourceTypes);
 
   /** The resource of a path, after the policy check. */
-  function load(request: FastifyRequest<{ Params: ResourceParams }>, rule: RuleName): { who: Identity; r: ResourceRecord; rt: ResourceTypeRecord } {
+  async function load(request: FastifyRequest<{ Params: ResourceParams }>, rule: RuleName): Promise<{ who: Identity; r: ResourceRecord; rt: ResourceTypeRecord }> {
     const who = identify(request);
-    const rt = resources.getType(request.params.type);
+    const rt = await resources.getType(request.params.type);
     let id: string;
     try {
       id = resourceUuid(request.params.id, who.creator);
     } catch {
       throw new NoSuchResource(request.params.id);
     }
-    const r = resources.get(rt.name, id);
+    const r = await resources.get(rt.name, id);
     if (r === undefined) throw new NoSuchResource(id);
     enforce(rule, who, policyTarget(r));
     return { who, r, rt };
@@ -356,7 +357,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request) => {
     enforce('list resource type', identify(request));
-    return resources.listTypes().map(resourceTypeToJson);
+    return (await resources.listTypes()).map(resourceTypeToJson);
   });
 
   app.post('/v1/resource_type', {
@@ -390,7 +391,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request) => {
     const who = identify(request);
-    const rt = resources.getType(request.params.name);
+    const rt = await resources.getType(request.params.name);
     enforce('get resource type', who);
     return resourceTypeToJson(rt);
   });
@@ -405,7 +406,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request, reply) => {
     const who = identify(request);
-    resources.getType(request.params.name);
+    await resources.getType(request.params.name);
     enforce('delete resource type', who);
     await resources.deleteType(request.params.name);
     return reply.code(204).send();
@@ -432,7 +433,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request) => {
     const who = identify(request);
-    const rt = resources.getType(request.params.name);
+    const rt = await resources.getType(request.params.name);
     enforce('update resource type', who);
     const patch = readJsonBody(request, ['application/json-patch+json']);
     if (!Array.isArray(patch)) throw invalidValue('expected a list', []);
@@ -481,7 +482,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request) => {
     const base = baseUrl(request, urls);
-    return Object.fromEntries(resources.listTypes().map((t) => [t.name, `${base}/v1/resource/${t.name}`]));
+    return Object.fromEntries((await resources.listTypes()).map((t) => [t.name, `${base}/v1/resource/${t.name}`]));
   });
 
   app.get<{ Params: TypeParams }>('/v1/resource/:type', {
@@ -498,7 +499,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request, reply) => {
     const who = identify(request);
-    resources.getType(request.params.type);
+    await resources.getType(request.params.type);
     const filter = resourcePolicyFilter(who, 'list resource', request.params.type);
     return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, filter);
   });
@@ -517,8 +518,8 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request, reply) => {
     const who = identify(request);
-    const rt = resources.getType(request.params.type);
-    const body = parseResourceBody(engine, rt, readJsonBody(request), who.creator, true);
+    const rt = await resources.getType(request.params.type);
+    const body = await parseResourceBody(engine, rt, readJsonBody(request), who.creator, true);
     enforce('create resource', who);
     const r = await resources.create(rt.name, {
       id: body.id!.uuid,
@@ -533,7 +534,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     });
     setLocation(reply, request, urls, `/v1/resource/${rt.name}/${r.id}`);
     setEtagHeaders(reply, r);
-    return reply.code(201).send(resourceToJson(engine, asRevision(r), rt));
+    return reply.code(201).send(await resourceToJson(engine, asRevision(r), rt));
   });
 
   app.delete<{ Params: TypeParams }>('/v1/resource/:type', {
@@ -552,7 +553,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     },
   }, async (request) => {
     const who = identify(request);
-    resources.getType(request.params.type);
+    await resources.getType(request.params.type);
     const filter = readResourceFilter(request, who);
     if (filter === undefined) throw new BadRequest('caution: the query can not be empty, or it will delete entire database');
     const scope = narrowed(resourcePolicyFilter(who, 'delete resources', request.params.type), filter);
@@ -569,10 +570,10 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('The resource', ref('Resource'), [...ETAG_HEADERS]), 304: NOT_MODIFIED, ...errors(401, 403, 404, 406, 412) },
     },
   }, async (request, reply) => {
-    const { r, rt } = load(request, 'get resource');
+    const { r, rt } = await load(request, 'get resource');
     if (notModified(request, r)) return reply.code(304).send();
     setEtagHeaders(reply, r);
-    return resourceToJson(engine, asRevision(r), rt);
+    return await resourceToJson(engine, asRevision(r), rt);
   });
 
   app.patch<{ Params: ResourceParams }>('/v1/resource/:type/:id', {
@@ -590,14 +591,14 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       },
     },
   }, async (request, reply) => {
-    const { who, r, rt } = load(request, 'update resource');
+    const { who, r, rt } = await load(request, 'update resource');
     if (notModified(request, r)) return reply.code(304).send();
     const raw = readJsonBody(request);
-    const body = parseResourceBody(engine, rt, raw, who.creator, false);
+    const body = await parseResourceBody(engine, rt, raw, who.creator, false);
     let next = r;
     if (Object.keys(raw as object).length > 0) next = await resources.update(rt.name, r.id, body);
     setEtagHeaders(reply, next);
-    return resourceToJson(engine, asRevision(next), rt);
+    return await resourceToJson(engine, asRevision(next), rt);
   });
 
   app.delete<{ Params: ResourceParams }>('/v1/resource/:type/:id', {
@@ -610,7 +611,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 204: empty('Deleted'), 304: NOT_MODIFIED, ...errors(401, 403, 404, 412) },
     },
   }, async (request, reply) => {
-    const { r, rt } = load(request, 'delete resource');
+    const { r, rt } = await load(request, 'delete resource');
     if (notModified(request, r)) return reply.code(304).send();
     await resources.delete(rt.name, r.id);
     return reply.code(204).send();
@@ -626,28 +627,28 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('A page of revisions, oldest first', listOf(ref('Resource')), ['Link']), ...errors(400, 401, 403, 404, 406) },
     },
   }, async (request, reply) => {
-    const { r } = load(request, 'get resource');
+    const { r } = await load(request, 'get resource');
     const filter: QueryNode = { kind: 'compare', op: 'eq', field: 'id', value: r.id };
     const query = queryOf(request);
     const page = pageOptions(query, config.maxLimit);
-    const rt = resources.getType(request.params.type);
+    const rt = await resources.getType(request.params.type);
     const rawSorts = many(query, 'sort');
     const sorts = parseResourceSorts(rawSorts.length > 0 ? rawSorts : DEFAULT_RESOURCE_SORT, rt, true);
-    const revisions = resources.list(rt.name, { filter, history: true, sorts, limit: page.limit, marker: page.marker });
+    const revisions = await resources.list(rt.name, { filter, history: true, sorts, limit: page.limit, marker: page.marker });
     if (revisions.length > 0 && revisions.length >= page.limit) {
       const last = revisions[revisions.length - 1]!;
       setNextLink(reply, request, urls, `${last.id}@${last.revision}`, page.limit, DEFAULT_RESOURCE_SORT);
     }
-    return revisions.map((rev) => resourceToJson(engine, rev, rt, undefined, true));
+    return resourcesToJson(engine, revisions, () => rt, undefined, true);
   });
 
   // Named metrics of a resource
 
-  const metricsJson = (r: ResourceRecord) =>
-    [...resources.metricsOf(r.id).values()]
-      .map((id) => engine.index.getMetric(id))
-      .filter((m): m is MetricRecord => m !== undefined)
-      .map((m) => metricToJson(engine, m, 'resource_id'));
+  const metricsJson = async (r: ResourceRecord) => {
+    const ids = [...(await resources.metricsOf(r.id)).values()];
+    const metrics = await metricsById(resources, ids);
+    return metricsToJson(engine, ids.flatMap((id) => metrics.get(id) ?? []), 'resource_id');
+  };
 
   app.get<{ Params: ResourceParams }>('/v1/resource/:type/:id/metric', {
     schema: {
@@ -658,7 +659,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('Its metrics', listOf(ref('Metric'))), ...errors(401, 403, 404, 406) },
     },
   }, async (request) => {
-    const { r } = load(request, 'get resource');
+    const { r } = await load(request, 'get resource');
     return metricsJson(r);
   });
 
@@ -672,8 +673,8 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('All its metrics', listOf(ref('Metric'))), ...errors(400, 401, 403, 404, 406, 409, 413, 415) },
     },
   }, async (request) => {
-    const { r, rt } = load(request, 'update resource');
-    const metrics = parseMetricsSpec(engine, readJsonBody(request), []);
+    const { r, rt } = await load(request, 'update resource');
+    const metrics = await parseMetricsSpec(engine, readJsonBody(request), []);
     try {
       await resources.update(rt.name, r.id, { metrics }, true);
     } catch (err) {
@@ -683,10 +684,10 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     return metricsJson(r);
   });
 
-  function namedMetric(request: FastifyRequest<{ Params: NamedMetricParams }>, rule: RuleName): MetricRecord {
+  async function namedMetric(request: FastifyRequest<{ Params: NamedMetricParams }>, rule: RuleName): Promise<MetricRecord> {
     const who = identify(request);
-    const m = findNamedMetric(engine, who, request.params);
-    const r = resources.get('generic', m.resourceId!);
+    const m = await findNamedMetric(engine, who, request.params);
+    const r = await resources.get('generic', m.resourceId!);
     enforce(rule, who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId, 'resource.project_id': r?.projectId ?? null });
     return m;
   }
@@ -700,7 +701,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('The metric', ref('MetricWithResource')), ...errors(401, 403, 404, 406) },
     },
   }, async (request) => {
-    return metricToJson(engine, namedMetric(request, 'get metric'), 'resource');
+    return metricToJson(engine, await namedMetric(request, 'get metric'), 'resource');
   });
 
   app.delete<{ Params: NamedMetricParams }>('/v1/resource/:type/:id/metric/:name', {
@@ -712,7 +713,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 204: empty('Deleted'), ...errors(401, 403, 404) },
     },
   }, async (request, reply) => {
-    await engine.deleteMetric(namedMetric(request, 'delete metric').id);
+    await engine.deleteMetric((await namedMetric(request, 'delete metric')).id);
     return reply.code(204).send();
   });
 
@@ -726,7 +727,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 200: json('Points of every granularity (or the one asked)', ref('Measures')), ...errors(400, 401, 403, 404, 406, 507) },
     },
   }, async (request, reply) => {
-    const m = namedMetric(request, 'get measures');
+    const m = await namedMetric(request, 'get measures');
     return getMeasures(ctx, request, reply, m);
   });
 
@@ -741,7 +742,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
       response: { 202: empty('Accepted, to be processed'), ...errors(400, 401, 403, 404, 406, 413, 415, 503, 507) },
     },
   }, async (request, reply) => {
-    const m = namedMetric(request, 'post measures');
+    const m = await namedMetric(request, 'post measures');
     const measures = readMeasuresBody(request);
     await engine.addMeasures(new Map([[m.id, measures]]));
     return reply.code(202).send();
@@ -813,10 +814,15 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
     const toCreate: { rid: string; name: string; policy: string; unit: string | null; measures: Series }[] = [];
     const unknownMetrics: string[] = [];
     const unknownResources: { resource_id: string; original_resource_id: string }[] = [];
+    const rids = entries.map((e) => e.rid);
+    const [existing, named] = await Promise.all([resources.getResources(rids), resources.metricsOfResources(rids)]);
+    const records = await metricsById(resources, [...named.values()].flatMap((byName) => [...byName.values()]));
     for (const e of entries) {
-      const exists = resources.get('generic', e.rid) !== undefined;
+      const exists = existing.has(e.rid);
+      const byName = named.get(e.rid);
       for (const [name, item] of e.metrics) {
-        const m = resources.metricByName(e.rid, name);
+        const id = byName?.get(name);
+        const m = id === undefined ? undefined : records.get(id);
         if (m !== undefined) {
           enforce('post measures', who, creatorTarget(m.creator));
           known.set(m.id, item.measures);
@@ -827,15 +833,17 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
           break;
         } else {
           if (name.includes('/')) throw new BadRequest("'/' is not supported in metric name");
-          const policy = item.archivePolicyName ?? engine.index.policyNameForMetric(name);
+          const policy = item.archivePolicyName ?? (await engine.index.policyNameForMetric(name));
           toCreate.push({ rid: e.rid, name, policy, unit: item.unit ?? null, measures: item.measures });
         }
       }
     }
     if (unknownResources.length > 0) throw new BadRequest({ cause: 'Unknown resources', detail: unknownResources });
     if (unknownMetrics.length > 0) throw new BadRequest(`Unknown metrics: ${unknownMetrics.sort().join(', ')}`);
+    const policies = [...new Set(toCreate.map((c) => c.policy))];
+    const found = await Promise.all(policies.map((name) => engine.index.getPolicy(name)));
     for (const c of toCreate) {
-      if (engine.index.getPolicy(c.policy) === undefined) throw new BadRequest(`Archive policy ${c.policy} does not exist`);
+      if (found[policies.indexOf(c.policy)] === undefined) throw new BadRequest(`Archive policy ${c.policy} does not exist`);
     }
     for (const c of toCreate) {
       let m: MetricRecord;
@@ -850,7 +858,7 @@ export async function resourceRoutes(app: FastifyInstance, ctx: AppContext): Pro
         });
       } catch (err) {
         if (!(err instanceof NamedMetricAlreadyExists)) throw err;
-        m = resources.metricByName(c.rid, c.name)!;
+        m = (await resources.metricByName(c.rid, c.name))!;
       }
       known.set(m.id, c.measures);
     }

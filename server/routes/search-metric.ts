@@ -3,6 +3,7 @@
  * a query such as `{">=": [{"+": 5}, 10]}` or `{"and": [{">": 0}, {"<": 40}]}`.
  */
 import type { FastifyInstance } from 'fastify';
+import { metricsById } from '../../engine/drivers/index-store.js';
 import type { Engine } from '../../engine/engine.js';
 import { ArgumentError, BadRequest, InvalidInput } from '../../engine/errors.js';
 import type { MetricRecord } from '../../engine/index.js';
@@ -93,20 +94,16 @@ function argTimestamp(raw: string | undefined, name: string): number | undefined
   }
 }
 
-function lookupMetrics(engine: Engine, raw: string[]): MetricRecord[] {
+async function lookupMetrics(engine: Engine, raw: string[]): Promise<MetricRecord[]> {
   if (raw.length === 0) throw new ArgumentError('Missing argument', 'metric_id');
-  const out: MetricRecord[] = [];
-  const seen = new Set<string>();
+  const uuids = new Set<string>();
   for (const id of raw) {
     const uuid = normalizeUuid(id);
     if (uuid === undefined) throw new ArgumentError('badly formed hexadecimal UUID string', 'metric_id');
-    const metric = engine.index.getMetric(uuid);
-    if (metric !== undefined && !seen.has(uuid)) {
-      seen.add(uuid);
-      out.push(metric);
-    }
+    uuids.add(uuid);
   }
-  return out;
+  const found = await metricsById(engine.index, [...uuids]);
+  return [...uuids].flatMap((uuid) => found.get(uuid) ?? []);
 }
 
 export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -141,7 +138,7 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
   }, async (request, reply) => {
     const who = identify(request);
     const query = queryOf(request);
-    const metrics = lookupMetrics(engine, many(query, 'metric_id'));
+    const metrics = await lookupMetrics(engine, many(query, 'metric_id'));
     for (const m of metrics) {
       enforce('search metric', who, { creator: m.creator, created_by_project_id: creatorParts(m.creator).projectId });
     }
@@ -168,10 +165,11 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
         .sort((a, b) => b - a);
     }
     const parts: string[] = [];
+    const policies = await engine.policiesOf(metrics);
     const snapshot = await engine.loadSeries(metrics.map((m) => m.id));
     try {
       for (const metric of metrics) {
-        const policy = engine.policyOf(metric);
+        const policy = policies.get(metric.archivePolicyName)!;
         // As Gnocchi does, the first metric's granularities serve for all.
         granularities ??= policy.definition.map((d) => d.granularity).sort((a, b) => b - a);
         for (const g of granularities) {
@@ -180,9 +178,9 @@ export async function searchMetricRoutes(app: FastifyInstance, ctx: AppContext):
           }
         }
         if (!policy.aggregationMethods.includes(aggregation)) {
-          throw new BadRequest({ cause: 'Metric does not exist', detail: { metric: metricToJson(engine, metric, 'resource_id') } });
+          throw new BadRequest({ cause: 'Metric does not exist', detail: { metric: await metricToJson(engine, metric, 'resource_id') } });
         }
-        const series = engine.readSeries(snapshot, metric, {
+        const series = engine.readSeries(snapshot, metric, policy, {
           method: aggregation,
           granularities,
           ...(start === undefined ? {} : { start }),

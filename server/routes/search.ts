@@ -31,14 +31,14 @@ export async function searchRoutes(app: FastifyInstance, ctx: AppContext): Promi
     },
   }, async (request, reply) => {
     const who = identify(request);
-    engine.resources.getType(request.params.type);
+    await engine.index.getType(request.params.type);
     const filter = narrowed(resourcePolicyFilter(who, 'search resource', request.params.type), readResourceFilter(request, who));
     return listResources(engine, request, reply, urls, config.maxLimit, request.params.type, filter);
   });
 
   // An unknown type is a 404 whatever the method, as Gnocchi looks it up first.
   app.get<{ Params: TypeParams }>('/v1/search/resource/:type', { config: { anyAccept: true } }, async (request) => {
-    engine.resources.getType(request.params.type);
+    await engine.index.getType(request.params.type);
     throw new HttpError(405, '', { Allow: 'POST' });
   });
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
   expect((await json(t.app, 'POST', '/v1/batch/metrics/measures', body)).status).toBe(202);
   const ids = Object.keys(body);
   await t.engine.processor.refresh(ids);
-  const policy = t.engine.policyOf(t.engine.index.getMetric(ids[0]!)!);
+  const policy = await t.engine.policyOf((await t.engine.index.getMetric(ids[0]!))!);
   for (const id of ids) refs.push({ metricId: id, policy, aggregation: 'mean', key: [id, 'mean'], name: id });
 });
 
@@ -86,7 +86,7 @@ describe('cutInTime', () => {
     // A shorter retention applies at read time to splits written under the longer one.
     const res = await json(t.app, 'PATCH', '/v1/archive_policy/secs', { definition: [{ granularity: '1 second', points: 5_000 }] });
     expect(res.status).toBe(200);
-    const policy = t.engine.policyOf(t.engine.index.getMetric(refs[0]!.metricId)!);
+    const policy = await t.engine.policyOf((await t.engine.index.getMetric(refs[0]!.metricId))!);
     const whole = { ...task('(aggregate mean ALL)', 'dropna'), refs: refs.map((r) => ({ ...r, policy })) };
     const s = await snapshot();
     const [a, b] = cutInTime(s, whole)!;

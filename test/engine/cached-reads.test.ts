@@ -90,7 +90,7 @@ describe('Engine.readJson', () => {
     await read();
     const reads = vi.spyOn(engine, 'readSeries');
     const change = engine.index.updatePolicy('p', (p) => ({ ...p, definition: [{ granularity: S, points: 2, timespan: 2 * S }] }));
-    expect(engine.index.policiesChanging()).toBe(true);
+    expect(await engine.index.policiesChanging()).toBe(true);
     await read();
     expect(reads).toHaveBeenCalledTimes(1);
     await change;

@@ -35,18 +35,18 @@ beforeEach(async () => {
     ],
     aggregationMethods: ['mean', 'max'],
   });
-  await engine.resources.createType({ name: 'host', state: 'creating', attributes: [{ name: 'host_name', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
+  await engine.index.createType({ name: 'host', state: 'creating', attributes: [{ name: 'host_name', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
   const base = { creator: 'admin', userId: 'u', projectId: null, endedAt: null };
-  await engine.resources.create('host', {
+  await engine.index.create('host', {
     ...base,
     id: HOST,
     originalResourceId: 'h1',
     attrs: { host_name: 'one' },
     metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]),
   });
-  await engine.resources.update('host', HOST, { attrs: { host_name: 'two' } });
-  await engine.resources.create('generic', { ...base, id: BOX, originalResourceId: 'b', attrs: {} });
-  attached = engine.resources.metricByName(HOST, 'cpu')!;
+  await engine.index.update('host', HOST, { attrs: { host_name: 'two' } });
+  await engine.index.create('generic', { ...base, id: BOX, originalResourceId: 'b', attrs: {} });
+  attached = (await engine.index.metricByName(HOST, 'cpu'))!;
   const standalone = await engine.index.createMetric({ id: STANDALONE, name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
   const timestamps = Float64Array.from({ length: POINTS }, (_, i) => T0 + i * S);
   const values = Float64Array.from({ length: POINTS }, (_, i) => (i % 7) / 4);

@@ -35,78 +35,78 @@ const resource = (id: string, metrics: [string, MetricSpec][]): NewResource => (
 });
 
 /** The cached answer, and what a fresh read of the stored record gives. */
-function lookups(id: string): [MetricRecord | undefined, unknown] {
-  return [engine.index.getMetric(id), engine.storage.metrics.get(id)];
+async function lookups(id: string): Promise<[MetricRecord | undefined, unknown]> {
+  return [await engine.index.getMetric(id), engine.storage.metrics.get(id)];
 }
 
 describe('cached metric records', () => {
   it('follow a metric attached to, detached from and deleted with resources', async () => {
     const r1 = '00000000-0000-4000-8000-000000000001';
     const r2 = '00000000-0000-4000-8000-000000000002';
-    await engine.resources.create('generic', resource(r1, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
-    const id = engine.resources.metricsOf(r1).get('cpu')!;
-    expect(engine.index.getMetric(id)).toMatchObject({ resourceId: r1, name: 'cpu' });
+    await engine.index.create('generic', resource(r1, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    const id = (await engine.index.metricsOf(r1)).get('cpu')!;
+    expect(await engine.index.getMetric(id)).toMatchObject({ resourceId: r1, name: 'cpu' });
 
-    await engine.resources.create('generic', resource(r2, [['load', { kind: 'existing', id }]]));
-    let [cached, stored] = lookups(id);
+    await engine.index.create('generic', resource(r2, [['load', { kind: 'existing', id }]]));
+    let [cached, stored] = await lookups(id);
     expect(cached).toMatchObject({ resourceId: r2, name: 'load' });
     expect(cached).toEqual(stored);
 
-    await engine.resources.update('generic', r2, { metrics: new Map() });
-    [cached, stored] = lookups(id);
+    await engine.index.update('generic', r2, { metrics: new Map() });
+    [cached, stored] = await lookups(id);
     expect(cached).toMatchObject({ resourceId: null });
     expect(cached).toEqual(stored);
 
-    await engine.resources.update('generic', r1, { metrics: new Map([['cpu', { kind: 'existing', id }]]) });
-    await engine.resources.delete('generic', r1);
-    expect(lookups(id)).toEqual([undefined, undefined]);
+    await engine.index.update('generic', r1, { metrics: new Map([['cpu', { kind: 'existing', id }]]) });
+    await engine.index.delete('generic', r1);
+    expect(await lookups(id)).toEqual([undefined, undefined]);
   });
 
   it('are left as stored by a resource write that fails', async () => {
     const r = '00000000-0000-4000-8000-000000000003';
-    await engine.resources.create('generic', resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
+    await engine.index.create('generic', resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit: null }]]));
     const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
-    engine.index.getMetric(m.id);
+    await engine.index.getMetric(m.id);
     // Attaches m as `a`, reads it again (as changed) for `b`, which another
     // metric holds: the write fails and is rolled back.
     const metrics = new Map<string, MetricSpec>([['a', { kind: 'existing', id: m.id }], ['b', { kind: 'existing', id: m.id }]]);
-    await expect(engine.resources.update('generic', r, { metrics }, true)).rejects.toThrow();
-    const [cached, stored] = lookups(m.id);
+    await expect(engine.index.update('generic', r, { metrics }, true)).rejects.toThrow();
+    const [cached, stored] = await lookups(m.id);
     expect(cached).toEqual(m);
     expect(stored).toEqual(m);
   });
 
   it('forget a deleted metric, read again and again while the deletion commits', async () => {
     const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
-    expect(engine.index.getMetric(m.id)).toEqual(m);
+    expect(await engine.index.getMetric(m.id)).toEqual(m);
     let deleted = false;
     const deleting = engine.deleteMetric(m.id).then(() => (deleted = true));
     while (!deleted) {
-      engine.index.getMetric(m.id);
+      await engine.index.getMetric(m.id);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await deleting;
-    expect(lookups(m.id)).toEqual([undefined, undefined]);
+    expect(await lookups(m.id)).toEqual([undefined, undefined]);
   });
 });
 
 describe('cached archive policies', () => {
-  const lookup = (name: string) => [engine.index.getPolicy(name), engine.storage.policies.get(name)];
+  const lookup = async (name: string) => [await engine.index.getPolicy(name), engine.storage.policies.get(name)];
 
   it('follow updates, a refused update and a deletion, read again and again while each commits', async () => {
     const readWhile = async (write: Promise<unknown>) => {
       let done = false;
       const settled = write.then(() => (done = true), () => (done = true));
       while (!done) {
-        engine.index.getPolicy('p');
+        await engine.index.getPolicy('p');
         await new Promise((resolve) => setImmediate(resolve));
       }
       await settled;
       return write;
     };
-    expect(engine.index.getPolicy('p')).toMatchObject({ backWindow: 0 });
+    expect(await engine.index.getPolicy('p')).toMatchObject({ backWindow: 0 });
     await readWhile(engine.index.updatePolicy('p', (current) => ({ ...current, backWindow: 2 })));
-    let [cached, stored] = lookup('p');
+    let [cached, stored] = await lookup('p');
     expect(cached).toMatchObject({ backWindow: 2 });
     expect(cached).toEqual(stored);
 
@@ -114,13 +114,13 @@ describe('cached archive policies', () => {
       throw new Error('refused');
     }));
     await expect(refused).rejects.toThrow('refused');
-    [cached, stored] = lookup('p');
+    [cached, stored] = await lookup('p');
     expect(cached).toMatchObject({ backWindow: 2 });
     expect(cached).toEqual(stored);
 
     await readWhile(engine.index.deletePolicy('p'));
-    expect(lookup('p')).toEqual([undefined, undefined]);
+    expect(await lookup('p')).toEqual([undefined, undefined]);
     await engine.index.createPolicy({ name: 'p', backWindow: 5, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['max'] });
-    expect(lookup('p')[0]).toMatchObject({ backWindow: 5, aggregationMethods: ['max'] });
+    expect((await lookup('p'))[0]).toMatchObject({ backWindow: 5, aggregationMethods: ['max'] });
   });
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision } from '../../engine/resources.js';
 import type { ResourceTypeRecord } from '../../engine/resource-type.js';
@@ -13,6 +14,8 @@ import { validateResourceQuery, type QueryNode } from '../../formats/resource-qu
 
 let dir: string;
 let engine: Engine;
+/** The LMDB resource index itself: these tests pin its query plans, synchronously. */
+const lmdb = () => (engine.index as LmdbIndexStore).resources;
 
 const open = () =>
   Engine.open({ dataDir: dir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
@@ -30,13 +33,13 @@ const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12,
 const query = (raw: unknown) => validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
 
 async function populate(): Promise<ResourceTypeRecord> {
-  const rt = await engine.resources.createType({
+  const rt = await lmdb().createType({
     name: 'box',
     state: 'creating',
     attributes: [{ name: 'flavor', type: 'string', required: true, minLength: 0, maxLength: 255 }],
   });
   for (let i = 0; i < 60; i++) {
-    await engine.resources.create(i % 4 === 0 ? 'generic' : 'box', {
+    await lmdb().create(i % 4 === 0 ? 'generic' : 'box', {
       id: id(i),
       originalResourceId: `r${i}`,
       creator: 'u:p',
@@ -47,8 +50,8 @@ async function populate(): Promise<ResourceTypeRecord> {
       attrs: i % 4 === 0 ? {} : { flavor: ['a', 'b', 'c'][i % 3]! },
     });
   }
-  for (let i = 1; i < 60; i += 5) if (i % 4 !== 0) await engine.resources.update('box', id(i), { attrs: { flavor: 'b' } });
-  for (let i = 2; i < 60; i += 9) await engine.resources.delete('generic', id(i));
+  for (let i = 1; i < 60; i += 5) if (i % 4 !== 0) await lmdb().update('box', id(i), { attrs: { flavor: 'b' } });
+  for (let i = 2; i < 60; i += 9) await lmdb().delete('generic', id(i));
   return rt;
 }
 
@@ -56,7 +59,7 @@ async function populate(): Promise<ResourceTypeRecord> {
 function expected(type: string, keep: (r: Revision) => boolean): string[] {
   const all: Revision[] = [];
   for (let i = 0; i < 60; i++) {
-    const r = engine.resources.get(type, id(i));
+    const r = lmdb().get(type, id(i));
     if (r !== undefined) all.push({ ...r, revision: -1, revisionEnd: null });
   }
   return all
@@ -66,12 +69,12 @@ function expected(type: string, keep: (r: Revision) => boolean): string[] {
 }
 
 function pages(type: string, filter: QueryNode | undefined, limit: number): string[] {
-  const rt = engine.resources.getType(type);
+  const rt = lmdb().getType(type);
   const sorts = parseResourceSorts(DEFAULT_RESOURCE_SORT, rt, false);
   const out: string[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = engine.resources.list(type, { filter, history: false, sorts, limit, marker });
+    const page = lmdb().list(type, { filter, history: false, sorts, limit, marker });
     out.push(...page.map((r) => r.id));
     if (page.length < limit) return out;
     marker = page[page.length - 1]!.id;
@@ -103,16 +106,16 @@ describe('default-order listing through resources_by_revision_start', () => {
         (r) => r.startedAt > 2e6 && r.startedAt <= 9e6 && r.attrs.flavor !== 'a'],
       [{ or: [{ '>': { started_at: '1970-01-01T00:00:09' } }, { '=': { flavor: 'a' } }] }, (r) => r.startedAt > 9e6 || r.attrs.flavor === 'a'],
     ];
-    const rt = engine.resources.getType('box');
+    const rt = lmdb().getType('box');
     const sorts = parseResourceSorts(['started_at:desc'], rt, false);
     for (const [raw, keep] of cases) {
       const filter = query(raw);
       expect(pages('box', filter, 4)).toEqual(expected('box', keep));
       const want = expected('box', keep)
-        .map((i) => engine.resources.get('box', i)!)
+        .map((i) => lmdb().get('box', i)!)
         .sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? -1 : 1))
         .map((r) => r.id);
-      const got = engine.resources.list('box', { filter, history: false, sorts, limit: 1000 }).map((r) => r.id);
+      const got = lmdb().list('box', { filter, history: false, sorts, limit: 1000 }).map((r) => r.id);
       expect(got).toEqual(want);
     }
   });
@@ -122,7 +125,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     const { storage } = engine;
     storage.root.transactionSync(() => {
       for (let i = 100; i < 3100; i++) {
-        void engine.resources.create(rt.name, {
+        void lmdb().create(rt.name, {
           id: id(i), originalResourceId: `r${i}`, creator: 'u:p', userId: null, projectId: null,
           startedAt: 100_000_000 + i, endedAt: null, attrs: { flavor: i % 50 === 0 ? 'rare' : 'c' },
         });
@@ -131,7 +134,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     const filter = query({ and: [{ '=': { flavor: 'rare' } }, { '>=': { started_at: '1970-01-01T00:01:40.002900+00:00' } }] });
     const all: string[] = [];
     for (let i = 0; i < 3100; i++) {
-      const r = engine.resources.get('box', id(i));
+      const r = lmdb().get('box', id(i));
       if (r?.attrs.flavor === 'rare' && r.startedAt >= 100_000_000 + 2900) all.push(r.id);
     }
     expect(all.length).toBe(4);

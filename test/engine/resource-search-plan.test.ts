@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { compareRevisions, DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision } from '../../engine/resources.js';
 import { compileQuery, type ResourceRecord } from '../../engine/resource-search.js';
@@ -16,6 +17,8 @@ import { validateResourceQuery, type QueryNode } from '../../formats/resource-qu
 
 let dir: string;
 let engine: Engine;
+/** The LMDB resource index itself: these tests pin its query plans, synchronously. */
+const lmdb = () => (engine.index as LmdbIndexStore).resources;
 
 const open = () =>
   Engine.open({ dataDir: dir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
@@ -28,7 +31,7 @@ const NAMES = ['alpha', 'beta', 'Beta', 'gamma', 'alpha beta', '', 'é', '😀x'
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gnocchi-search-plan-'));
   engine = await open();
-  const { resources } = engine;
+  const resources = lmdb();
   await resources.createType({
     name: 'box',
     state: 'creating',
@@ -98,7 +101,7 @@ function allRevisions(type: string, history: boolean): Revision[] {
 const key = (r: Revision) => `${r.id}@${r.revision}`;
 
 function scan(type: string, filter: QueryNode, history: boolean, sort: string[]): string[] {
-  const rt = engine.resources.getType(type);
+  const rt = lmdb().getType(type);
   const match = compileQuery(filter, rt);
   return allRevisions(type, history)
     .filter((r) => match(r) === true)
@@ -107,11 +110,11 @@ function scan(type: string, filter: QueryNode, history: boolean, sort: string[])
 }
 
 function pages(type: string, filter: QueryNode, history: boolean, sort: string[], limit: number): string[] {
-  const sorts = parseResourceSorts(sort, engine.resources.getType(type), history);
+  const sorts = parseResourceSorts(sort, lmdb().getType(type), history);
   const out: string[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = engine.resources.list(type, { filter, history, sorts, limit, marker });
+    const page = lmdb().list(type, { filter, history, sorts, limit, marker });
     out.push(...page.map(key));
     if (page.length < limit) return out;
     const last = page[page.length - 1]!;
@@ -219,7 +222,7 @@ describe('planned searches answer what a scan answers', () => {
     const filter = validateResourceQuery({ and: [{ '=': { name: 'gamma' } }, { '<': { size: 2 } }] }, { resourceId: (v) => v }) as QueryNode;
     const want = scan('box', filter, false, DEFAULT_RESOURCE_SORT);
     expect(want.length).toBeGreaterThan(0);
-    expect(await engine.resources.deleteMatching('box', filter)).toBe(want.length);
+    expect(await lmdb().deleteMatching('box', filter)).toBe(want.length);
     expect(pages('box', filter, false, DEFAULT_RESOURCE_SORT, 1000)).toEqual([]);
     expect(pages('box', filter, true, DEFAULT_RESOURCE_SORT, 1000)).toEqual(scan('box', filter, true, DEFAULT_RESOURCE_SORT));
   });
@@ -230,7 +233,8 @@ describe('default-order pages over many candidates', () => {
   // resource, then narrows the candidates with the other conjuncts.
   const M = 12_000;
   beforeAll(async () => {
-    const { resources, storage } = engine;
+    const { storage } = engine;
+    const resources = lmdb();
     await resources.createType({
       name: 'bulk',
       state: 'creating',

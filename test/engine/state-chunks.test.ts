@@ -238,7 +238,7 @@ describe('frozen rows, encoded', () => {
     const metric = await newMetric(engine);
     await push(engine, metric, seconds(0, 40));
     const before = await readAll(engine, metric);
-    const policy = engine.index.getPolicy('p')!;
+    const policy = (await engine.index.getPolicy('p'))!;
     const settle = (least: number) => processMetrics(engine.drivers, [{ metricId: metric.id, policy, refs: [], settle: least }], LEASE);
     const state = engine.storage.states.get(metric.id)!;
     expect(await settle(41)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: 39 })]);
@@ -283,7 +283,7 @@ describe('settling between updates', () => {
     const settled = await newMetric(engine);
     const plain = await newMetric(engine);
     const rand = random(seed);
-    const policy = engine.index.getPolicy('p')!;
+    const policy = (await engine.index.getPolicy('p'))!;
     const all = pushes(7300, rand, seed > 1);
     let settles = 0;
     for (const points of all) {

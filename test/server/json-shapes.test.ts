@@ -32,10 +32,10 @@ describe('resourceToJson key order', () => {
     ['a typed resource in a history listing', 'ordered', true, [...HEAD, 'revision_end', 'type', 'zeta', 'alpha', 'mid', 'beta', ...TAIL]],
     ['a generic resource', 'generic', false, [...HEAD, 'type', 'revision_end', ...TAIL]],
     ['a generic resource in a history listing', 'generic', true, [...HEAD, 'revision_end', 'type', ...TAIL]],
-  ])('%s', (_name, typeName, history, keys) => {
-    const r = t.engine.resources.get(typeName, ID)!;
-    const shown = typeName === 'generic' ? undefined : t.engine.resources.getType(typeName);
-    expect(Object.keys(resourceToJson(t.engine, asRevision(r), shown, undefined, history))).toEqual(keys);
+  ])('%s', async (_name, typeName, history, keys) => {
+    const r = (await t.engine.index.get(typeName, ID))!;
+    const shown = typeName === 'generic' ? undefined : await t.engine.index.getType(typeName);
+    expect(Object.keys(await resourceToJson(t.engine, asRevision(r), shown, undefined, history))).toEqual(keys);
   });
 
   it('is what GET /v1/resource/TYPE/ID answers', async () => {

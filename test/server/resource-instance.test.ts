@@ -85,7 +85,7 @@ describe('--builtin-resource-types', () => {
     ], { ...ADMIN, 'content-type': 'application/json-patch+json' });
     expect(patched.status).toBe(200);
     // What startup runs: the type exists, so nothing is created or reset.
-    expect(await ensureBuiltinResourceTypes(t.engine.resources, ['instance'])).toEqual([]);
+    expect(await ensureBuiltinResourceTypes(t.engine.index, ['instance'])).toEqual([]);
     expect(Object.keys((await json(t.app, 'GET', '/v1/resource_type/instance')).body.attributes)).toContain('az');
   });
 });

@@ -323,12 +323,18 @@ export class PostgresIndexStore implements IndexStore {
     });
   }
 
-  async getMetrics(ids: readonly string[]): Promise<Map<string, MetricRecord>> {
+  async getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]> {
     const byKey = await this.cache.getMany(ids.map(metricKey), async (missing) => {
       const { rows } = await this.db.query('SELECT * FROM metrics WHERE id = ANY($1::text[])', [missing.map((k) => k.slice(2))]);
       return new Map(rows.map((r) => [metricKey(r.id as string), metricOf(r)]));
     });
-    return new Map([...byKey.values()].map((m) => [m.id, m]));
+    return ids.map((id) => byKey.get(metricKey(id)));
+  }
+
+  /** Only new series ask (the collectors' cap), so an exact count is affordable. */
+  async countMetrics(): Promise<number> {
+    const { rows } = await this.db.query('SELECT count(*)::bigint AS n FROM metrics');
+    return Number(rows[0]!.n);
   }
 
   createMetric(metric: MetricRecord): Promise<MetricRecord> {
