@@ -20,8 +20,9 @@ import { ReadCache, readKey } from './read-cache.js';
 import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { lmdbDrivers } from './drivers/lmdb/drivers.js';
+import { clusterBackends, type Backends, type ClusterOptions } from './cluster.js';
 import type { DriversLocation } from './drivers/location.js';
-import { LmdbIndexStore } from './drivers/lmdb/index-store.js';
+import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
@@ -55,6 +56,12 @@ export interface EngineOptions {
   splitCacheSize?: number;
   /** Told the advance of the format upgrades and index builds that opening may run; absent: silent. */
   progress?: Progress;
+  /**
+   * The engines of a cluster this node joins; absent: everything in LMDB
+   * in `dataDir` (in cluster mode the directory holds nothing the cluster
+   * needs).
+   */
+  cluster?: ClusterOptions;
 }
 
 /**
@@ -115,8 +122,38 @@ function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard
   return shards;
 }
 
+/** This node's view of the cluster for /v1/status, from the nodes' last heartbeats. */
+export interface ClusterStatus {
+  nodes: { id: string; shards: Shard[]; metrics: number; measures: number; lagSeconds: number }[];
+  /** Shard -> node holding its lease. */
+  holders: Record<string, string>;
+  metrics: number;
+  measures: number;
+  lagSeconds: number;
+}
+
+/** What a node reports with its heartbeat. */
+interface NodeReport {
+  shards: Shard[];
+  metrics: number;
+  measures: number;
+  lagSeconds: number;
+}
+
+/** The embedded mode's engines: one LMDB environment. */
+function embeddedBackends(storage: Storage, options: EngineOptions, hooks: LmdbIndexHooks): Backends {
+  return {
+    drivers: lmdbDrivers(storage),
+    index: new LmdbIndexStore(storage, { ...hooks, ...(options.progress === undefined ? {} : { progress: options.progress }) }),
+    location: { kind: 'lmdb', dataDir: options.dataDir },
+    close: async () => {},
+  };
+}
+
+/** Milliseconds between looks at the other nodes' reports (the cluster's backlog). */
+const CLUSTER_LOOK_MS = 1000;
+
 export class Engine {
-  readonly storage: Storage;
   readonly drivers: Drivers;
   readonly index: IndexStore;
   readonly processor: Processor;
@@ -128,22 +165,21 @@ export class Engine {
   private readonly pool: WorkerRunner | undefined;
   /** Policy writes finished: a read that saw this number change while it ran does not go into the read cache. */
   private policyWrites = 0;
+  /** The cluster as the nodes last reported it (cluster mode). */
+  private cluster: ClusterStatus | undefined;
+  private clusterTimer: NodeJS.Timeout | undefined;
 
-  private constructor(readonly options: EngineOptions) {
-    this.storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
-    upgradeIncoming(this.storage, options.progress);
-    this.drivers = lmdbDrivers(this.storage);
-    this.location = { kind: 'lmdb', dataDir: options.dataDir };
-    this.readCache = new ReadCache(options.readCacheSize ?? 0);
+  private constructor(
+    readonly options: EngineOptions,
+    readonly storage: Storage,
+    private readonly backends: Backends,
+  ) {
+    this.drivers = backends.drivers;
+    this.index = backends.index;
+    this.location = backends.location;
+    // Answers are invalidated by this node's processing only: another node's commits would leave them stale.
+    this.readCache = new ReadCache(options.cluster === undefined ? (options.readCacheSize ?? 0) : 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
-    this.index = new LmdbIndexStore(this.storage, {
-      onPoliciesChanged: () => {
-        this.policyWrites++;
-        this.readCache.clear();
-      },
-      onMetricsDeleted: (ids) => this.metricsDeleted(ids),
-      ...(options.progress === undefined ? {} : { progress: options.progress }),
-    });
     let runner: JobRunner;
     if (options.workers > 0) {
       this.pool = createWorkerRunner(this.location, options.workers, options.processingNice ?? 0);
@@ -163,20 +199,84 @@ export class Engine {
       onError: (err) => console.error('processing failed:', err),
       onCommitted: (ids) => this.readCache.invalidate(ids),
       activity: this.activity,
+      ...(options.cluster === undefined ? {} : { leaseMs: options.cluster.leaseMs }),
     });
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
-    const engine = new Engine(options);
-    if (options.defaultArchivePolicies && engine.storage.meta.get('seeded') === undefined) {
-      await engine.index.ensurePolicies(defaultArchivePolicies(options.defaultAggregationMethods), [
-        { name: 'default', metricPattern: '*', archivePolicyName: 'low' },
-      ]);
-      await engine.storage.meta.put('seeded', true);
+    const storage = openStorage(options.dataDir, options.mapSize === undefined ? {} : { mapSize: options.mapSize });
+    // The index may report deletions before the engine exists (never in practice: it is opened, not written to).
+    let engine: Engine | undefined;
+    const onMetricsDeleted = async (ids: string[]) => engine?.metricsDeleted(ids);
+    const seed = options.defaultArchivePolicies
+      ? { policies: defaultArchivePolicies(options.defaultAggregationMethods), rules: [{ name: 'default', metricPattern: '*', archivePolicyName: 'low' }] }
+      : undefined;
+    let backends: Backends;
+    try {
+      if (options.cluster === undefined) {
+        upgradeIncoming(storage, options.progress);
+        backends = embeddedBackends(storage, options, { onPoliciesChanged: () => engine?.policiesChanged(), onMetricsDeleted });
+      } else {
+        backends = await clusterBackends(options.cluster, seed, {
+          onMetricsDeleted,
+          report: () => engine?.report() ?? null,
+          onError: (err) => console.error('cluster coordination:', err),
+        });
+      }
+    } catch (err) {
+      await storage.close();
+      throw err;
+    }
+    engine = new Engine(options, storage, backends);
+    if (options.cluster === undefined && seed !== undefined && storage.meta.get('seeded') === undefined) {
+      await engine.index.ensurePolicies(seed.policies, seed.rules);
+      await storage.meta.put('seeded', true);
     }
     await engine.processor.open();
     engine.processor.start();
+    if (options.cluster !== undefined) {
+      await engine.lookAtCluster();
+      engine.clusterTimer = setInterval(() => void engine!.lookAtCluster(), CLUSTER_LOOK_MS).unref();
+    }
     return engine;
+  }
+
+  private policiesChanged(): void {
+    this.policyWrites++;
+    this.readCache.clear();
+  }
+
+  private report(): NodeReport {
+    const { metrics, measures } = this.processor.backlog(false);
+    return { shards: this.processor.heldShards(), metrics, measures, lagSeconds: this.processor.processingLag() };
+  }
+
+  /** Takes in the nodes' last reports; a failure (Redis down) keeps the previous view. */
+  private async lookAtCluster(): Promise<void> {
+    const members = this.backends.members;
+    if (members === undefined) return;
+    let reports: Map<string, unknown>;
+    try {
+      reports = await members.reports();
+    } catch {
+      return;
+    }
+    const status: ClusterStatus = { nodes: [], holders: {}, metrics: 0, measures: 0, lagSeconds: 0 };
+    for (const [id, raw] of reports) {
+      if (raw === null) continue;
+      const report = raw as NodeReport;
+      status.nodes.push({ id, ...report });
+      for (const shard of report.shards) status.holders[shard] = id;
+      status.metrics += report.metrics;
+      status.measures += report.measures;
+      status.lagSeconds = Math.max(status.lagSeconds, report.lagSeconds);
+    }
+    this.cluster = status;
+  }
+
+  /** The cluster as its nodes last reported (cluster mode; undefined embedded). */
+  clusterStatus(): ClusterStatus | undefined {
+    return this.cluster;
   }
 
   static defaultWorkers(): number {
@@ -189,8 +289,10 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.clusterTimer);
     await this.processor.close();
     await this.pool?.destroy();
+    await this.backends.close();
     await this.storage.close();
   }
 
@@ -225,13 +327,17 @@ export class Engine {
 
   async deleteMetric(id: string): Promise<void> {
     await this.index.deleteMetric(id);
-    this.metricsDeleted([id]);
+    await this.metricsDeleted([id]);
   }
 
-  /** After the commit that deleted these metrics. */
-  private metricsDeleted(ids: string[]): void {
+  /**
+   * After the commit that deleted these metrics: their series go too, and
+   * from then on no processing commit writes them again.
+   */
+  private async metricsDeleted(ids: string[]): Promise<void> {
     for (const id of ids) this.processor.forget(id);
     this.readCache.invalidate(ids);
+    await this.drivers.series.drop(ids);
   }
 
   /**
@@ -245,8 +351,11 @@ export class Engine {
     const { incoming } = this.drivers;
     const records = [...byShard(incoming, points)].map(([shard, series]) => ({ shard, ...encodeIncomingBatch(series) }));
     const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
-    this.checkSpace(bytes);
-    this.checkDisk(bytes);
+    // The data directory's room matters only where the measures go into it.
+    if (this.options.cluster === undefined) {
+      this.checkSpace(bytes);
+      this.checkDisk(bytes);
+    }
     let seqs: Map<Shard, number>;
     try {
       seqs = await incoming.append(new Map(records.map((r) => [r.shard, r.bytes])));
@@ -289,7 +398,8 @@ export class Engine {
    */
   private checkBacklog(): void {
     const limit = this.options.maxBacklog ?? 0;
-    const backlog = this.processor.pendingMeasureCount();
+    // The cluster's, as last reported by its nodes: within a heartbeat of the truth.
+    const backlog = Math.max(this.processor.pendingMeasureCount(), this.cluster?.measures ?? 0);
     if (limit > 0 && backlog >= limit) throw new BacklogFull(backlog, limit, 1);
   }
 

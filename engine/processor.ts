@@ -11,8 +11,14 @@
  * incoming records (as at start-up); losing one forgets them, as they are
  * then another holder's. A batch is of one shard and its commit carries
  * that lease's fence.
+ *
+ * When other processes append to the log too (cluster nodes), a holder
+ * follows its shards' records past the last seq it saw, and a `refresh` of
+ * a metric another node holds waits for that node to process every record
+ * acknowledged before it.
  */
 import type { Activity } from './activity.js';
+import { EngineUnavailable } from './errors.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { IndexStore } from './drivers/index-store.js';
@@ -32,10 +38,15 @@ interface LiveRecord {
   notedAt: number;
 }
 
-/** A held shard: its lease's fence, and its incoming records some metric still has points in, in the order noted (the first is the oldest). */
+/**
+ * A held shard: its lease's fence, its incoming records some metric still
+ * has points in, in the order noted (the first is the oldest), and the
+ * newest seq its records were scanned up to (see follow).
+ */
 interface HeldShard {
   fence: Fence;
   live: Map<number, LiveRecord>;
+  cursor: number;
 }
 
 /** The least wait before retrying after a failed batch. */
@@ -115,6 +126,9 @@ export class Processor {
   /** The lease upkeep under way: one at a time. */
   private leases: Promise<void> = Promise.resolve();
   private renewTimer: NodeJS.Timeout | undefined;
+  private followTimer: NodeJS.Timeout | undefined;
+  /** The scan of other nodes' records under way: one at a time. */
+  private following: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: ProcessorOptions) {}
@@ -123,6 +137,7 @@ export class Processor {
   async open(): Promise<void> {
     this.unsubscribe = this.options.drivers.coordinator.onChange(() => void this.keepLeases());
     this.renewTimer = setInterval(() => void this.keepLeases(), this.leaseMs() / 3).unref();
+    if (this.options.drivers.incoming.shared) this.followTimer = setInterval(() => void this.follow(), this.options.intervalMs).unref();
     await this.keepLeases();
   }
 
@@ -130,6 +145,8 @@ export class Processor {
   async close(): Promise<void> {
     await this.stop();
     clearInterval(this.renewTimer);
+    clearInterval(this.followTimer);
+    await this.following;
     this.unsubscribe?.();
     await this.leases;
     const { coordinator } = this.options.drivers;
@@ -188,12 +205,38 @@ export class Processor {
     } finally {
       snapshot.release();
     }
-    this.held.set(shard, { fence, live: new Map() });
+    this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0 });
     for (const [seq, entries] of records) {
       const pending = entries.filter(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
       if (pending.length === 0) this.drop(shard, seq);
       else this.noteIncoming(shard, seq, pending);
     }
+  }
+
+  /**
+   * Notes the records other nodes appended to the held shards since the
+   * last scan. Seqs are given in the order records are added, so none
+   * can appear behind the cursor later. A record this node appended is
+   * noted already, or even consumed and on its way out: noting it again
+   * costs a job that skips what the state holds.
+   */
+  private follow(): Promise<void> {
+    this.following ??= (async () => {
+      const { incoming } = this.options.drivers;
+      for (const [shard, held] of this.held) {
+        const found: [number, IncomingEntry[]][] = [];
+        const seen = (seq: number, bytes: Uint8Array) => {
+          held.cursor = Math.max(held.cursor, seq);
+          if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
+        };
+        await incoming.scan(shard, seen, held.cursor);
+        if (this.held.get(shard) !== held) continue;
+        for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
+      }
+    })()
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => (this.following = undefined));
+    return this.following;
   }
 
   /** Lets a shard go: its metrics' pending points are another holder's now. */
@@ -263,6 +306,11 @@ export class Processor {
     return oldest;
   }
 
+  /** The shards whose leases this processor holds, ascending. */
+  heldShards(): Shard[] {
+    return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
   /** Measures acknowledged and not yet processed, all metrics together. */
   pendingMeasureCount(): number {
     return this.pendingMeasures;
@@ -277,8 +325,14 @@ export class Processor {
     return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
   }
 
+  /** Whether the metric may have measures not processed yet: pending here, or in a shard another node holds. */
   hasPending(metricId: string): boolean {
-    return this.pending.has(metricId);
+    return this.pending.has(metricId) || this.heldElsewhere(metricId);
+  }
+
+  private heldElsewhere(metricId: string): boolean {
+    const { incoming } = this.options.drivers;
+    return incoming.shared && !this.held.has(incoming.shardOf(metricId));
   }
 
   /** True from the moment a batch holding the metric is handed to the runner until its results are in. */
@@ -305,8 +359,13 @@ export class Processor {
     await Promise.allSettled([...this.inflight.values()]);
   }
 
-  /** Processes the pending measures of these metrics before resolving. */
+  /**
+   * Processes the pending measures of these metrics before resolving; for
+   * metrics of shards another node holds, waits for it to.
+   */
   async refresh(metricIds: string[]): Promise<void> {
+    const elsewhere = metricIds.filter((id) => this.heldElsewhere(id));
+    if (elsewhere.length > 0) await this.awaitProcessedElsewhere(elsewhere);
     for (;;) {
       const busy = metricIds.map((id) => this.inflight.get(id)).filter((p) => p !== undefined);
       if (busy.length > 0) {
@@ -316,6 +375,48 @@ export class Processor {
       const todo = metricIds.filter((id) => this.pending.has(id));
       if (todo.length === 0) return;
       await this.dispatch(todo);
+    }
+  }
+
+  /**
+   * Waits until the holders of these metrics' shards have processed every
+   * record acknowledged before the call: every record up to the shard's
+   * head then is gone or consumed by the metrics' states. A holder takes
+   * a record within its reorder window; a shard whose holder died waits
+   * for the lease to expire and a new holder, hence the deadline.
+   */
+  private async awaitProcessedElsewhere(metricIds: string[]): Promise<void> {
+    const { incoming, series } = this.options.drivers;
+    const byShard = new Map<Shard, Set<string>>();
+    for (const id of metricIds) {
+      const shard = incoming.shardOf(id);
+      const ids = byShard.get(shard);
+      if (ids === undefined) byShard.set(shard, new Set([id]));
+      else ids.add(id);
+    }
+    const deadline = performance.now() + 2 * this.leaseMs();
+    for (const [shard, ids] of byShard) {
+      const head = await incoming.head(shard);
+      for (;;) {
+        const snapshot = await series.load([...ids]);
+        const lastSeqs = new Map<string, number>();
+        try {
+          for (const id of ids) {
+            const state = snapshot.state(id);
+            lastSeqs.set(id, state === undefined ? 0 : lastSeqOf(state));
+          }
+        } finally {
+          snapshot.release();
+        }
+        let waiting = false;
+        await incoming.scan(shard, (seq, bytes) => {
+          if (waiting || seq > head) return;
+          waiting = incomingEntries(bytes).some(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
+        });
+        if (!waiting) break;
+        if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} was not processed within ${2 * this.leaseMs()} ms`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 20)));
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { DEFAULT_AGGREGATION_METHODS, isValidAggregationMethod } from '../engine/archive-policy.js';
 import type { EngineOptions } from '../engine/engine.js';
 import { BUILTIN_RESOURCE_TYPES } from '../engine/resource-type.js';
+import { clusterSettings } from './cluster-config.js';
 
 export interface Config {
   host: string;
@@ -79,6 +80,22 @@ export interface Config {
   statsdArchivePolicyName: string;
   /** Seconds between statsd flushes. */
   statsdFlushDelay: number;
+  /** Cluster mode (server/cluster-config.ts): PostgreSQL URL of the index; empty: LMDB in dataDir. */
+  index: string;
+  /** Redis URL of the incoming measures. */
+  incoming: string;
+  /** Redis URL of metric states and open-split chunks. */
+  series: string;
+  /** Redis or S3 URL of sealed splits; empty: where the series are. */
+  splits: string;
+  /** Redis URL of shard leases and node membership. */
+  coordination: string;
+  /** Shards of the cluster: the same on every node. */
+  shards: number;
+  /** This node's name among the cluster's; empty: host name and port. */
+  nodeId: string;
+  /** Milliseconds a shard lease lasts unless renewed: how long a stalled node's shards wait. */
+  leaseMs: number;
 }
 
 export const AUTH_MODES = ['basic', 'remoteuser', 'keystone'] as const;
@@ -287,6 +304,32 @@ export const OPTIONS: readonly Option[] = [
     kind: 'number',
     help: 'seconds between statsd flushes',
   },
+  { key: 'index', flag: 'index', env: 'GNOCCHI_INDEX', kind: 'string', help: 'cluster mode: postgresql:// URL of the index' },
+  { key: 'incoming', flag: 'incoming', env: 'GNOCCHI_INCOMING', kind: 'string', help: 'cluster mode: redis:// URL of the incoming measures' },
+  { key: 'series', flag: 'series', env: 'GNOCCHI_SERIES', kind: 'string', help: 'cluster mode: redis:// URL of metric states and recent rows' },
+  {
+    key: 'splits',
+    flag: 'splits',
+    env: 'GNOCCHI_SPLITS',
+    kind: 'string',
+    help: 'cluster mode: redis:// or s3:// URL of sealed splits (default: with the series)',
+  },
+  {
+    key: 'coordination',
+    flag: 'coordination',
+    env: 'GNOCCHI_COORDINATION',
+    kind: 'string',
+    help: 'cluster mode: redis:// URL of shard leases and node membership',
+  },
+  { key: 'shards', flag: 'shards', env: 'GNOCCHI_SHARDS', kind: 'int', help: 'cluster mode: shards of the cluster, the same on every node' },
+  { key: 'nodeId', flag: 'node-id', env: 'GNOCCHI_NODE_ID', kind: 'string', help: "cluster mode: this node's name (default: host name and port)" },
+  {
+    key: 'leaseMs',
+    flag: 'lease',
+    env: 'GNOCCHI_LEASE',
+    kind: 'int',
+    help: 'milliseconds a shard lease lasts unless renewed (how long the shards of a stalled node wait)',
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -335,6 +378,14 @@ export function defaultConfig(): Config {
     statsdCreator: 'admin',
     statsdArchivePolicyName: '',
     statsdFlushDelay: 10,
+    index: '',
+    incoming: '',
+    series: '',
+    splits: '',
+    coordination: '',
+    shards: 16,
+    nodeId: '',
+    leaseMs: 30_000,
   };
 }
 
@@ -435,12 +486,15 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   }
   if (config.logInterval <= 0) throw new ConfigError('--log-interval must be above 0');
   if (config.statsdFlushDelay <= 0) throw new ConfigError('--statsd-flush-delay must be above 0');
+  clusterSettings(config);
   return config;
 }
 
 /** The engine's share of the configuration. */
 export function engineOptions(config: Config): EngineOptions {
+  const cluster = clusterSettings(config);
   return {
+    ...(cluster === undefined ? {} : { cluster }),
     dataDir: config.dataDir,
     defaultArchivePolicies: config.defaultArchivePolicies,
     defaultAggregationMethods: config.defaultAggregationMethods,

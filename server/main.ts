@@ -10,6 +10,7 @@ import { FormatVersionMismatch } from '../engine/storage.js';
 import { exitCodeOf, UsageError } from './admin/args.js';
 import { ADMIN_COMMANDS, overview, SERVE_HELP } from './admin/commands.js';
 import { ConfigError } from './config.js';
+import { EngineUnavailable } from '../engine/errors.js';
 import { serve } from './serve.js';
 
 // lmdb-js also rejects an internal promise of a failed commit (a full disk)
@@ -56,7 +57,8 @@ main().then(
     if (code !== undefined) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof FormatVersionMismatch) {
+    // A cluster engine down at start-up: say which, rather than a stack.
+    if (err instanceof ConfigError || err instanceof FormatVersionMismatch || err instanceof EngineUnavailable) {
       console.error(err.message);
       process.exit(2);
     }

@@ -105,6 +105,27 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
               properties: { processors: { type: ['array', 'null'] }, statistics: { type: 'object' } },
               required: ['processors', 'statistics'],
             },
+            cluster: {
+              type: 'object',
+              description: "Cluster mode: the nodes alive, the shards each holds and its backlog, as of the nodes' last heartbeats",
+              properties: {
+                nodes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      shards: { type: 'array', items: { type: 'integer' } },
+                      metrics: { type: 'integer' },
+                      measures: { type: 'integer' },
+                      lag_seconds: { type: 'number' },
+                    },
+                  },
+                },
+                shard_holders: { type: 'object', description: 'shard -> node id', additionalProperties: { type: 'string' } },
+                lag_seconds: { type: 'number', description: 'Age of the oldest measure waiting, on any node' },
+              },
+            },
           },
           required: ['storage', 'metricd'],
         }),
@@ -115,10 +136,21 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
     enforce('get status', identify(request));
     const details = boolParam(queryOf(request), 'details', true);
     const backlog = ctx.engine.processor.backlog(details);
+    const cluster = ctx.engine.clusterStatus();
     const storage: Record<string, unknown> = {
-      summary: { metrics: backlog.metrics, measures: backlog.measures },
+      summary: cluster === undefined ? { metrics: backlog.metrics, measures: backlog.measures } : { metrics: cluster.metrics, measures: cluster.measures },
     };
+    // Per metric: this node's shards' (the others' are in their own answers).
     if (details) storage.measures_to_process = backlog.perMetric;
-    return { storage, metricd: { processors: null, statistics: {} } };
+    if (cluster === undefined) return { storage, metricd: { processors: null, statistics: {} } };
+    return {
+      storage,
+      metricd: { processors: cluster.nodes.map((n) => n.id), statistics: {} },
+      cluster: {
+        nodes: cluster.nodes.map(({ lagSeconds, ...n }) => ({ ...n, lag_seconds: lagSeconds })),
+        shard_holders: cluster.holders,
+        lag_seconds: cluster.lagSeconds,
+      },
+    };
   });
 }

@@ -48,8 +48,11 @@ import { keysetAfterSql, listSql, matchingIdsSql, Params } from './search-sql.js
 export interface PostgresIndexStoreOptions {
   /** Connections in the pool. */
   poolSize?: number;
-  /** Called after a commit that deleted metrics (their series live in another store). */
-  onMetricsDeleted?: (ids: string[]) => void;
+  /**
+   * Awaited after a commit that deleted a resource's metrics (their series
+   * live in another store); deleteMetric leaves it to its caller.
+   */
+  onMetricsDeleted?: (ids: string[]) => void | Promise<void>;
   /** What a new index starts with (the default policies and rule). */
   seed?: Seed;
 }
@@ -121,7 +124,7 @@ export class PostgresIndexStore implements IndexStore {
   private constructor(
     private readonly db: Connection,
     private readonly cache: IndexCache,
-    private readonly onMetricsDeleted: (ids: string[]) => void,
+    private readonly onMetricsDeleted: (ids: string[]) => void | Promise<void>,
   ) {}
 
   /** Connects, creates the schema if the database has none, and starts listening for other nodes' changes. */
@@ -374,7 +377,6 @@ export class PostgresIndexStore implements IndexStore {
       tx.changed(metricKey(id));
       if (rows[0]!.resource_id !== null) tx.changed(namedKey(rows[0]!.resource_id as string));
     });
-    this.onMetricsDeleted([id]);
   }
 
   async listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]> {
@@ -687,7 +689,7 @@ export class PostgresIndexStore implements IndexStore {
       if (rows.length === 0 || (type !== 'generic' && rows[0]!.type !== type)) throw new NoSuchResource(id);
       return this.deleteIds(tx, [id]);
     });
-    if (metrics.length > 0) this.onMetricsDeleted(metrics);
+    if (metrics.length > 0) await this.onMetricsDeleted(metrics);
   }
 
   async deleteMatching(type: string, filter: QueryNode): Promise<number> {
@@ -697,7 +699,7 @@ export class PostgresIndexStore implements IndexStore {
       const { rows } = await tx.client.query(query.text, query.values);
       return this.deleteIds(tx, rows.map((r) => r.id as string));
     });
-    if (metrics.length > 0) this.onMetricsDeleted(metrics);
+    if (metrics.length > 0) await this.onMetricsDeleted(metrics);
     return count;
   }
 

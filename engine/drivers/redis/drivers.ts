@@ -25,6 +25,8 @@ export interface RedisLocation {
 export interface RedisDriversOptions extends RedisConnectionOptions {
   nodeId: string;
   memberTtlMs?: number;
+  /** See RedisCoordinatorOptions.report. */
+  report?: () => unknown;
 }
 
 export interface RedisDataDrivers extends ProcessingDrivers {
@@ -71,6 +73,7 @@ export async function redisDrivers(location: RedisLocation, options: RedisDriver
     shards: location.shards,
     ...(options.memberTtlMs === undefined ? {} : { memberTtlMs: options.memberTtlMs }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.report === undefined ? {} : { report: options.report }),
   });
   try {
     await coordinator.start();

@@ -1,0 +1,74 @@
+/**
+ * What an engine runs on in cluster mode: the index in PostgreSQL, the
+ * incoming log, series and shard leases in Redis (engine/drivers/). Every
+ * node connects to the same engines; none holds data of its own.
+ */
+import type { ArchivePolicy } from './archive-policy.js';
+import type { IndexStore } from './drivers/index-store.js';
+import type { DriversLocation } from './drivers/location.js';
+import { PostgresIndexStore } from './drivers/postgres/index-store.js';
+import { redisDrivers } from './drivers/redis/drivers.js';
+import type { RedisCoordinator } from './drivers/redis/coordinator.js';
+import type { Drivers } from './drivers/types.js';
+import type { ArchivePolicyRule } from './index.js';
+
+export interface ClusterOptions {
+  /** postgresql:// URL of the index. */
+  index: string;
+  /** redis:// URL of the incoming log. */
+  incoming: string;
+  /** redis:// URL of the series records and the shard leases. */
+  series: string;
+  shards: number;
+  nodeId: string;
+  /** Milliseconds a shard lease lasts unless renewed. */
+  leaseMs: number;
+}
+
+/** The engines an Engine runs on, and how to let go of them. */
+export interface Backends {
+  drivers: Drivers;
+  index: IndexStore;
+  location: DriversLocation;
+  /** The cluster's membership, in cluster mode. */
+  members?: RedisCoordinator;
+  close(): Promise<void>;
+}
+
+export interface BackendHooks {
+  /** Awaited after the index deleted metrics (with their resources). */
+  onMetricsDeleted(ids: string[]): Promise<void>;
+  /** What this node tells the others with each heartbeat. */
+  report(): unknown;
+  onError(err: unknown): void;
+}
+
+/** Connects to the cluster's engines (EngineUnavailable when one does not answer) and joins it. */
+export async function clusterBackends(
+  cluster: ClusterOptions,
+  seed: { policies: ArchivePolicy[]; rules: ArchivePolicyRule[] } | undefined,
+  hooks: BackendHooks,
+): Promise<Backends> {
+  const index = await PostgresIndexStore.open(cluster.index, { onMetricsDeleted: hooks.onMetricsDeleted, ...(seed === undefined ? {} : { seed }) });
+  const location = { incoming: cluster.incoming, series: cluster.series, shards: cluster.shards };
+  let drivers;
+  try {
+    drivers = await redisDrivers(location, { nodeId: cluster.nodeId, onError: hooks.onError, report: hooks.report });
+  } catch (err) {
+    await index.close();
+    throw err;
+  }
+  return {
+    drivers,
+    index,
+    location: { kind: 'redis', ...location },
+    members: drivers.coordinator,
+    async close() {
+      try {
+        await drivers.close();
+      } finally {
+        await index.close();
+      }
+    },
+  };
+}

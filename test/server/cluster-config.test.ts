@@ -1,0 +1,47 @@
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { clusterSettings } from '../../server/cluster-config.js';
+import { ConfigError, loadConfig } from '../../server/config.js';
+
+const PG = 'postgresql://postgres@127.0.0.1:25432/gnocchi';
+const REDIS = 'redis://127.0.0.1:26379';
+const FULL = ['--index', PG, '--incoming', REDIS, '--series', REDIS, '--coordination', REDIS];
+
+const settings = (argv: string[], env: NodeJS.ProcessEnv = {}) => clusterSettings(loadConfig(argv, env));
+
+describe('cluster settings', () => {
+  it('no engine URL: the embedded mode', () => {
+    expect(settings([])).toBeUndefined();
+  });
+
+  it('every engine given: splits default to the series store, node id to host and port', () => {
+    expect(settings([...FULL, '--port', '18101'])).toEqual({
+      index: PG,
+      incoming: REDIS,
+      series: REDIS,
+      shards: 16,
+      nodeId: `${hostname()}:18101`,
+      leaseMs: 30_000,
+    });
+  });
+
+  it('takes the URLs from the environment too', () => {
+    const env = { GNOCCHI_INDEX: PG, GNOCCHI_INCOMING: REDIS, GNOCCHI_SERIES: REDIS, GNOCCHI_COORDINATION: REDIS, GNOCCHI_NODE_ID: 'n1', GNOCCHI_SHARDS: '4' };
+    expect(settings([], env)).toMatchObject({ nodeId: 'n1', shards: 4, series: REDIS });
+  });
+
+  it.each([
+    ['coordination missing', ['--index', PG, '--incoming', REDIS, '--series', REDIS], /--coordination .*is missing/],
+    ['only a Redis', ['--incoming', REDIS], /--index .*is missing; --series .*is missing; --coordination .*is missing/],
+    ['index not PostgreSQL', [...FULL, '--index', REDIS], /--index: expected a postgresql:\/\/ or postgres:\/\/ URL/],
+    ['incoming not Redis', [...FULL, '--incoming', PG], /--incoming: expected a redis:\/\/ URL/],
+    ['not a URL', [...FULL, '--series', 'localhost:6379'], /--series: expected a redis:\/\/ URL|--series: not a URL/],
+    ['coordination on another Redis', [...FULL, '--coordination', 'redis://127.0.0.1:26380'], /--coordination must be the Redis of --series/],
+    ['splits elsewhere', [...FULL, '--splits', 'redis://127.0.0.1:26380'], /--splits: sealed splits are kept with the series/],
+    ['no shard', [...FULL, '--shards', '0'], /--shards must be at least 1/],
+    ['lease too short', [...FULL, '--lease', '10'], /--lease must be at least 1000 ms/],
+  ])('refuses %s and says what is wrong', (_name, argv, message) => {
+    expect(() => settings(argv)).toThrow(ConfigError);
+    expect(() => settings(argv)).toThrow(message);
+  });
+});
