@@ -1,0 +1,89 @@
+/**
+ * Cluster nodes for the failure tests: the compiled server started with the
+ * engines' URLs, each in its own data directory on a free loopback port,
+ * killed, stalled and restarted one at a time. Only the processes started
+ * here are ever signalled.
+ */
+import { rmSync } from 'node:fs';
+import { kill, startServer, tempDir, type Server } from '../reliability/harness.js';
+
+export interface ClusterOptions {
+  /** postgresql:// URL of the index. */
+  index: string;
+  /** redis:// URL of incoming, series, splits and coordination. */
+  redis: string;
+  shards: number;
+  leaseMs: number;
+  /** More flags for every node (e.g. `--processing-interval 20`). */
+  args?: readonly string[];
+}
+
+export class ClusterNode {
+  private constructor(
+    readonly name: string,
+    private readonly args: readonly string[],
+    private server: Server,
+  ) {}
+
+  static async start(name: string, options: ClusterOptions): Promise<ClusterNode> {
+    const args = [
+      '--node-id', name, '--index', options.index, '--incoming', options.redis, '--series', options.redis,
+      '--coordination', options.redis, '--shards', String(options.shards), '--lease', String(options.leaseMs),
+      ...(options.args ?? []),
+    ];
+    return new ClusterNode(name, args, await startServer(tempDir(`node-${name}`), args));
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  get pid(): number {
+    return this.server.child.pid!;
+  }
+
+  /** What the node printed, for failure messages. */
+  output(): string {
+    return this.server.stdout() + this.server.stderr();
+  }
+
+  alive(): boolean {
+    return this.server.child.exitCode === null && this.server.child.signalCode === null;
+  }
+
+  /** Sends `signal` and waits for the exit (SIGKILL: a crash, SIGTERM: leaving gracefully). */
+  async down(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    await kill(this.server, signal);
+  }
+
+  /** SIGSTOP: the node holds its leases but does nothing until resume(). */
+  stall(): void {
+    this.server.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.server.child.kill('SIGCONT');
+  }
+
+  /** Starts the node again, on a new port, with its data directory. */
+  async restart(): Promise<void> {
+    if (this.alive()) await this.down();
+    this.server = await startServer(this.server.dir, this.args);
+  }
+
+  /** Stops the node if up and removes its directory. */
+  async stop(): Promise<void> {
+    if (this.alive()) {
+      this.resume();
+      await this.down('SIGTERM');
+    }
+    rmSync(this.server.dir, { recursive: true, force: true });
+  }
+}
+
+export async function startCluster(count: number, options: ClusterOptions): Promise<ClusterNode[]> {
+  const nodes: ClusterNode[] = [];
+  // One at a time: the first node creates the schema and the cluster's shard count.
+  for (let i = 1; i <= count; i++) nodes.push(await ClusterNode.start(`n${i}`, options));
+  return nodes;
+}
