@@ -1,7 +1,9 @@
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { clusterSettings } from '../../server/cluster-config.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { spawnServer, tempDir } from '../reliability/harness.js';
 
 const PG = 'postgresql://postgres@127.0.0.1:25432/gnocchi';
 const REDIS = 'redis://127.0.0.1:26379';
@@ -43,5 +45,16 @@ describe('cluster settings', () => {
   ])('refuses %s and says what is wrong', (_name, argv, message) => {
     expect(() => settings(argv)).toThrow(ConfigError);
     expect(() => settings(argv)).toThrow(message);
+  });
+});
+
+describe('a node started with part of a cluster', () => {
+  it('refuses to start, naming what is missing, before it touches any engine', async () => {
+    const dir = tempDir('half-cluster');
+    const server = await spawnServer(dir, ['--index', PG, '--incoming', REDIS]);
+    const exit = await server.exited;
+    rmSync(dir, { recursive: true, force: true });
+    expect(exit.code).toBe(2);
+    expect(server.stderr()).toMatch(/cluster mode: --series .*is missing; --coordination .*is missing/);
   });
 });
