@@ -18,7 +18,7 @@
  * acknowledged before it.
  */
 import type { Activity } from './activity.js';
-import { EngineUnavailable } from './errors.js';
+import { EngineUnavailable, isFencedCommit } from './errors.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { IndexStore } from './drivers/index-store.js';
@@ -130,6 +130,8 @@ export class Processor {
   /** The scan of other nodes' records under way: one at a time. */
   private following: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** Batches whose commit was refused (FencedCommit): their lease lost, or their states changed, meanwhile. */
+  private fenced = 0;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -309,6 +311,11 @@ export class Processor {
   /** The shards whose leases this processor holds, ascending. */
   heldShards(): Shard[] {
     return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  /** Commits refused since start-up: batches computed under a lease another node took, or from states another commit changed. */
+  fencedCommits(): number {
+    return this.fenced;
   }
 
   /** Measures acknowledged and not yet processed, all metrics together. */
@@ -613,6 +620,7 @@ export class Processor {
     const tracked: Promise<void> = work
       .catch((err: unknown) => {
         failed = true;
+        if (isFencedCommit(err)) this.fenced++;
         if (jobs.length > 0) {
           committed();
           report(0, true);
