@@ -231,9 +231,11 @@ export class Processor {
           held.cursor = Math.max(held.cursor, seq);
           if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
         };
+        const before = held.cursor;
         await incoming.scan(shard, seen, held.cursor);
         if (this.held.get(shard) !== held) continue;
         for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
+        if (held.cursor > before) this.schedule(0);
       }
     })()
       .catch((err: unknown) => this.options.onError?.(err))
@@ -264,7 +266,12 @@ export class Processor {
       const ref = { seq, offset, count, newest, notedAt };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
-      else refs.push(ref);
+      else {
+        // In seq order: a record another node appended is followed after this node's later ones.
+        let at = refs.length;
+        while (at > 0 && refs[at - 1]!.seq > seq) at--;
+        refs.splice(at, 0, ref);
+      }
     }
     this.schedule(0);
   }
@@ -373,13 +380,21 @@ export class Processor {
   async refresh(metricIds: string[]): Promise<void> {
     const elsewhere = metricIds.filter((id) => this.heldElsewhere(id));
     if (elsewhere.length > 0) await this.awaitProcessedElsewhere(elsewhere);
+    if (this.options.drivers.incoming.shared && elsewhere.length < metricIds.length) {
+      // A scan that starts after this call notes every record acknowledged before it, on any node.
+      await this.following;
+      await this.follow();
+    }
     for (;;) {
       const busy = metricIds.map((id) => this.inflight.get(id)).filter((p) => p !== undefined);
       if (busy.length > 0) {
         await Promise.allSettled(busy);
         continue;
       }
-      const todo = metricIds.filter((id) => this.pending.has(id));
+      const todo = metricIds.filter((id) => {
+        const refs = this.pending.get(id);
+        return refs !== undefined && this.batchable(id, refs, Infinity) > 0;
+      });
       if (todo.length === 0) return;
       await this.dispatch(todo);
     }
@@ -516,17 +531,33 @@ export class Processor {
    * points the back window still takes; a younger point that is not newer
    * changes nothing of it, and taking it with its elders keeps a push that
    * the cutoff happens to split from its overtaken neighbours. Always a
-   * prefix: states keep the highest record consumed.
+   * prefix: states keep the highest record consumed, so none past the
+   * records followed, behind which another node's may still be unseen.
    */
-  private batchable(refs: readonly PendingRef[], cutoff: number): number {
+  private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
+    const followed = this.followedUpTo(metricId);
     let n = 0;
     let newest = -Infinity;
     for (; n < refs.length; n++) {
       const ref = refs[n]!;
+      if (ref.seq > followed) break;
       if (ref.notedAt <= cutoff) newest = Math.max(newest, ref.newest);
       else if (ref.newest > newest) break;
     }
     return n;
+  }
+
+  /**
+   * The seq up to which every record of the metric's shard is noted. When
+   * other nodes append too, this node notes its own records at once and
+   * theirs at the next follow: a record of its own may be noted before an
+   * older one of theirs for the same metric, which a state past both would
+   * count as consumed.
+   */
+  private followedUpTo(metricId: string): number {
+    const { incoming } = this.options.drivers;
+    if (!incoming.shared) return Infinity;
+    return this.held.get(incoming.shardOf(metricId))?.cursor ?? -Infinity;
   }
 
   /**
@@ -549,7 +580,7 @@ export class Processor {
       while (this.sweepAt < this.sweep.length && batch.size < size) {
         const id = this.sweep[this.sweepAt++]!;
         const refs = this.pending.get(id);
-        if (refs !== undefined && !this.inflight.has(id) && this.batchable(refs, cutoff) > 0) batch.add(id);
+        if (refs !== undefined && !this.inflight.has(id) && this.batchable(id, refs, cutoff) > 0) batch.add(id);
       }
     }
     return [...batch];
@@ -659,7 +690,7 @@ export class Processor {
       }
       if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
       else {
-        const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
+        const take = this.batchable(id, refs, cutoff);
         if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
       }
     }
