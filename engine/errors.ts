@@ -241,6 +241,13 @@ export class FencedCommit extends EngineError {
   }
 }
 
+/** Matches FencedCommit's message: one thrown in a worker thread reaches the processor as a plain Error. */
+const FENCED_MESSAGE = /^Commit on shard \d+ under fence \d+ refused: /;
+
+export function isFencedCommit(err: unknown): boolean {
+  return err instanceof FencedCommit || (err instanceof Error && FENCED_MESSAGE.test(err.message));
+}
+
 /**
  * Computing code asked a series snapshot for sealed splits it was not
  * loaded with (SeriesStore.load's ranges). Load again with these keys'

@@ -18,7 +18,7 @@
  * acknowledged before it.
  */
 import type { Activity } from './activity.js';
-import { EngineUnavailable } from './errors.js';
+import { EngineUnavailable, isFencedCommit } from './errors.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { IndexStore } from './drivers/index-store.js';
@@ -130,6 +130,8 @@ export class Processor {
   /** The scan of other nodes' records under way: one at a time. */
   private following: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** Batches whose commit was refused (FencedCommit): their lease lost, or their states changed, meanwhile. */
+  private fenced = 0;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -229,9 +231,11 @@ export class Processor {
           held.cursor = Math.max(held.cursor, seq);
           if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
         };
+        const before = held.cursor;
         await incoming.scan(shard, seen, held.cursor);
         if (this.held.get(shard) !== held) continue;
         for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
+        if (held.cursor > before) this.schedule(0);
       }
     })()
       .catch((err: unknown) => this.options.onError?.(err))
@@ -262,7 +266,12 @@ export class Processor {
       const ref = { seq, offset, count, newest, notedAt };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
-      else refs.push(ref);
+      else {
+        // In seq order: a record another node appended is followed after this node's later ones.
+        let at = refs.length;
+        while (at > 0 && refs[at - 1]!.seq > seq) at--;
+        refs.splice(at, 0, ref);
+      }
     }
     this.schedule(0);
   }
@@ -309,6 +318,11 @@ export class Processor {
   /** The shards whose leases this processor holds, ascending. */
   heldShards(): Shard[] {
     return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  /** Commits refused since start-up: batches computed under a lease another node took, or from states another commit changed. */
+  fencedCommits(): number {
+    return this.fenced;
   }
 
   /** Measures acknowledged and not yet processed, all metrics together. */
@@ -366,13 +380,21 @@ export class Processor {
   async refresh(metricIds: string[]): Promise<void> {
     const elsewhere = metricIds.filter((id) => this.heldElsewhere(id));
     if (elsewhere.length > 0) await this.awaitProcessedElsewhere(elsewhere);
+    if (this.options.drivers.incoming.shared && elsewhere.length < metricIds.length) {
+      // A scan that starts after this call notes every record acknowledged before it, on any node.
+      await this.following;
+      await this.follow();
+    }
     for (;;) {
       const busy = metricIds.map((id) => this.inflight.get(id)).filter((p) => p !== undefined);
       if (busy.length > 0) {
         await Promise.allSettled(busy);
         continue;
       }
-      const todo = metricIds.filter((id) => this.pending.has(id));
+      const todo = metricIds.filter((id) => {
+        const refs = this.pending.get(id);
+        return refs !== undefined && this.batchable(id, refs, Infinity) > 0;
+      });
       if (todo.length === 0) return;
       await this.dispatch(todo);
     }
@@ -509,17 +531,33 @@ export class Processor {
    * points the back window still takes; a younger point that is not newer
    * changes nothing of it, and taking it with its elders keeps a push that
    * the cutoff happens to split from its overtaken neighbours. Always a
-   * prefix: states keep the highest record consumed.
+   * prefix: states keep the highest record consumed, so none past the
+   * records followed, behind which another node's may still be unseen.
    */
-  private batchable(refs: readonly PendingRef[], cutoff: number): number {
+  private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
+    const followed = this.followedUpTo(metricId);
     let n = 0;
     let newest = -Infinity;
     for (; n < refs.length; n++) {
       const ref = refs[n]!;
+      if (ref.seq > followed) break;
       if (ref.notedAt <= cutoff) newest = Math.max(newest, ref.newest);
       else if (ref.newest > newest) break;
     }
     return n;
+  }
+
+  /**
+   * The seq up to which every record of the metric's shard is noted. When
+   * other nodes append too, this node notes its own records at once and
+   * theirs at the next follow: a record of its own may be noted before an
+   * older one of theirs for the same metric, which a state past both would
+   * count as consumed.
+   */
+  private followedUpTo(metricId: string): number {
+    const { incoming } = this.options.drivers;
+    if (!incoming.shared) return Infinity;
+    return this.held.get(incoming.shardOf(metricId))?.cursor ?? -Infinity;
   }
 
   /**
@@ -542,7 +580,7 @@ export class Processor {
       while (this.sweepAt < this.sweep.length && batch.size < size) {
         const id = this.sweep[this.sweepAt++]!;
         const refs = this.pending.get(id);
-        if (refs !== undefined && !this.inflight.has(id) && this.batchable(refs, cutoff) > 0) batch.add(id);
+        if (refs !== undefined && !this.inflight.has(id) && this.batchable(id, refs, cutoff) > 0) batch.add(id);
       }
     }
     return [...batch];
@@ -613,6 +651,7 @@ export class Processor {
     const tracked: Promise<void> = work
       .catch((err: unknown) => {
         failed = true;
+        if (isFencedCommit(err)) this.fenced++;
         if (jobs.length > 0) {
           committed();
           report(0, true);
@@ -651,7 +690,7 @@ export class Processor {
       }
       if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
       else {
-        const take = cutoff === Infinity ? refs.length : this.batchable(refs, cutoff);
+        const take = this.batchable(id, refs, cutoff);
         if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
       }
     }

@@ -124,6 +124,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
                 },
                 shard_holders: { type: 'object', description: 'shard -> node id', additionalProperties: { type: 'string' } },
                 lag_seconds: { type: 'number', description: 'Age of the oldest measure waiting, on any node' },
+                fenced_commits: { type: 'integer', description: "This node's processing commits refused since it started: their shard's lease had passed to another node" },
               },
             },
           },
@@ -150,6 +151,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
         nodes: cluster.nodes.map(({ lagSeconds, ...n }) => ({ ...n, lag_seconds: lagSeconds })),
         shard_holders: cluster.holders,
         lag_seconds: cluster.lagSeconds,
+        fenced_commits: ctx.engine.processor.fencedCommits(),
       },
     };
   });
