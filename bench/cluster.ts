@@ -15,8 +15,10 @@
  * /proc/PID/stat before and after:
  * - ingestion: M metrics x N points (1 s apart) through
  *   POST /v1/batch/metrics/measures in batches of B measures from C clients:
+ *   one client per group of metrics, each pushing its own in time order:
  *   accepted measures/s (until the last 202) and end to end (until
- *   /v1/status shows no backlog and a refresh read sees the last point);
+ *   /v1/status shows no backlog and refreshing reads of every metric show
+ *   its last point; the metrics the first such read missed are counted);
  * - time-major: T metrics (resources of 100) x 1 point per request, K rounds
  *   (as collectors send them), accepted and end-to-end updates/s;
  * - reads of a 1,000-point window at granularity 1 s from RC clients: a
