@@ -218,7 +218,7 @@ export class SeriesLimitExceeded extends BadRequest {
 export class EngineUnavailable extends EngineError {
   constructor(
     readonly engine: string,
-    detail: string,
+    readonly detail: string,
     readonly retryAfterSeconds = 1,
   ) {
     super(503, `${engine} unavailable: ${detail}`);
@@ -235,17 +235,30 @@ export class FencedCommit extends EngineError {
   constructor(
     readonly shard: number,
     readonly fence: number,
-    reason: string,
+    readonly reason: string,
   ) {
     super(409, `Commit on shard ${shard} under fence ${fence} refused: ${reason}`);
   }
 }
 
-/** Matches FencedCommit's message: one thrown in a worker thread reaches the processor as a plain Error. */
-const FENCED_MESSAGE = /^Commit on shard \d+ under fence \d+ refused: /;
+/**
+ * The errors a processing worker thread throws that the main thread acts
+ * on, as they cross: structured cloning keeps an Error's message but not
+ * its class, so they go as data (crossing) and are made again (revived).
+ */
+type Crossing = { crossing: 'EngineUnavailable'; args: [string, string, number] } | { crossing: 'FencedCommit'; args: [number, number, string] };
 
-export function isFencedCommit(err: unknown): boolean {
-  return err instanceof FencedCommit || (err instanceof Error && FENCED_MESSAGE.test(err.message));
+export function crossing(err: unknown): unknown {
+  if (err instanceof EngineUnavailable) return { crossing: 'EngineUnavailable', args: [err.engine, err.detail, err.retryAfterSeconds] } satisfies Crossing;
+  if (err instanceof FencedCommit) return { crossing: 'FencedCommit', args: [err.shard, err.fence, err.reason] } satisfies Crossing;
+  return err;
+}
+
+export function revived(err: unknown): unknown {
+  const c = err as Partial<Crossing> | null;
+  if (c?.crossing === 'EngineUnavailable') return new EngineUnavailable(...(c.args as [string, string, number]));
+  if (c?.crossing === 'FencedCommit') return new FencedCommit(...(c.args as [number, number, string]));
+  return err;
 }
 
 /**

@@ -4,8 +4,9 @@
  */
 import { Piscina } from 'piscina';
 import type { ArchivePolicy } from './archive-policy.js';
-import type { DriversLocation } from './drivers/location.js';
+import { poolAtomics, type DriversLocation } from './drivers/location.js';
 import type { Lease } from './drivers/types.js';
+import { revived } from './errors.js';
 import type { IncomingRef } from './incoming-batch.js';
 import { processMetrics, type ProcessingDrivers, type ProcessJob, type ProcessResult } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
@@ -92,9 +93,12 @@ export interface ProcessWorkerData {
 
 export function createWorkerRunner(drivers: DriversLocation, threads: number, nice = 0): WorkerRunner {
   const data: ProcessWorkerData = { nice };
-  const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads });
+  const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads, atomics: poolAtomics(drivers) });
   return {
-    run: (jobs, lease) => pool.run(toTask(drivers, jobs, lease)) as Promise<ProcessResult[]>,
+    run: (jobs, lease) =>
+      (pool.run(toTask(drivers, jobs, lease)) as Promise<ProcessResult[]>).catch((err: unknown) => {
+        throw revived(err);
+      }),
     utilization: () => pool.utilization,
     destroy: () => pool.destroy(),
   };

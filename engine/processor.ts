@@ -18,7 +18,7 @@
  * acknowledged before it.
  */
 import type { Activity } from './activity.js';
-import { EngineUnavailable, isFencedCommit } from './errors.js';
+import { EngineUnavailable, FencedCommit } from './errors.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
 import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
 import type { IndexStore } from './drivers/index-store.js';
@@ -651,7 +651,7 @@ export class Processor {
     const tracked: Promise<void> = work
       .catch((err: unknown) => {
         failed = true;
-        if (isFencedCommit(err)) this.fenced++;
+        if (err instanceof FencedCommit) this.fenced++;
         if (jobs.length > 0) {
           committed();
           report(0, true);

@@ -1,6 +1,7 @@
 /** Piscina entry point: process a batch of metrics in this worker thread. */
 import { workerData } from 'node:worker_threads';
 import { threadDrivers } from '../engine/drivers/location.js';
+import { crossing } from '../engine/errors.js';
 import { processMetrics, type ProcessResult } from '../engine/process-metrics.js';
 import { fromTask, type ProcessTask, type ProcessWorkerData } from '../engine/pool.js';
 import { lowerThreadPriority } from '../engine/thread-priority.js';
@@ -9,5 +10,9 @@ lowerThreadPriority((workerData as ProcessWorkerData).nice);
 
 export default async function processTask(task: ProcessTask): Promise<ProcessResult[]> {
   const { jobs, lease } = fromTask(task);
-  return processMetrics(await threadDrivers(task.drivers), jobs, lease);
+  try {
+    return await processMetrics(await threadDrivers(task.drivers), jobs, lease);
+  } catch (err) {
+    throw crossing(err);
+  }
 }

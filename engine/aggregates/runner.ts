@@ -4,7 +4,7 @@
  * task (ids, policies, the AST) and the result cross.
  */
 import type { DecodedSplitCache } from '../decoded-splits.js';
-import type { DriversLocation } from '../drivers/location.js';
+import { poolAtomics, type DriversLocation } from '../drivers/location.js';
 import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
 import { workerScript } from '../worker-script.js';
@@ -110,7 +110,7 @@ export interface AggregatesWorkerData {
 
 export function workerAggregatesRunner(drivers: DriversLocation, threads: number, splitCacheSize = 0): AggregatesRunner {
   const data: AggregatesWorkerData = { splitCacheSize };
-  const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 });
+  const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000, atomics: poolAtomics(drivers) });
   return {
     run: async (task) => unwrap((await pool.run({ drivers, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: () => pool.destroy(),

@@ -23,3 +23,14 @@ export function threadDrivers(location: DriversLocation): ProcessingDrivers | Pr
   }
   return drivers;
 }
+
+/**
+ * Piscina's `atomics` for a pool whose threads open drivers at `location`.
+ * By default an idle thread blocks in Atomics.wait between tasks, so none
+ * of its own timers or sockets run: a network client could not reconnect
+ * (after a Redis restart every later task failed on the dead connection).
+ * LMDB holds no connection, and keeps the faster hand-off.
+ */
+export function poolAtomics(location: DriversLocation): 'sync' | 'disabled' {
+  return location.kind === 'lmdb' ? 'sync' : 'disabled';
+}

@@ -2,15 +2,13 @@
  * Cluster failure tests (SCALE-OUT.md §7): one PostgreSQL, one Redis and three nodes for the file; each
  * test pushes through some nodes while it inflicts a failure, then checks the invariant (no acknowledged
  * measure lost, none counted twice) through a node no push went to, once the pushes stopped.
- * Redis restarts are not among them yet: after one, processing in the nodes' worker threads kept failing
- * with "Stream isn't writeable" (see the cluster-tests report, issue 14).
  * CLUSTER_SEED=<n> replays the random choices of a run (its seed is printed).
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardKeys } from '../../engine/drivers/redis/keys.js';
 import { call, prng, randInt, seedFromEnv, sleep } from '../reliability/harness.js';
-import { engineMissing, startPostgres, startRedis, type Engine } from './engines.js';
+import { engineMissing, startPostgres, startRedis, type DownSignal, type Engine } from './engines.js';
 import { ClusterNode, startCluster, type ClusterOptions } from './nodes.js';
 import { acknowledged, createWorkload, push, violations, WORKLOAD_POLICY, type Journal } from './workload.js';
 
@@ -165,6 +163,34 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     expect(fenced).toBeGreaterThan(0);
     await expectInvariant('SIGSTOP', reader, journal);
   }, 180_000);
+
+  it.each<[DownSignal, string]>([
+    ['SIGTERM', 'shutdown'],
+    ['SIGKILL', 'crash'],
+  ])('Redis %s (%s) during pushes: 503 meanwhile, nodes recover without a restart, invariant', async (signal) => {
+    const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
+    const journal = await createWorkload(w1.url, 8);
+    const pids = nodes.map((n) => n.pid);
+    let outage = new Map<string, number>();
+    let atUp = new Map<string, number>();
+    await underLoad(journal, () => [w1.url, w2.url], SEED + 2, async () => {
+      await sleep(1000);
+      await redis!.down(signal);
+      const atDown = new Map(journal.statuses);
+      await sleep(2000);
+      outage = since(journal, atDown);
+      await redis!.start();
+      atUp = new Map(journal.statuses);
+      await sleep(2000);
+    });
+    const after = since(journal, atUp);
+    console.log(`Redis ${signal}: during the outage ${describeStatuses(outage)}; after ${describeStatuses(after)}`);
+    expect(outage.get('503')).toBeGreaterThan(0);
+    expect(after.get('202')).toBeGreaterThan(0);
+    expect([...journal.statuses.keys()].filter((s) => s !== '202' && s !== '503')).toEqual([]);
+    await expectNodesRecovered(pids, journal.metricIds[0]!);
+    await expectInvariant(`Redis ${signal}`, reader, journal);
+  }, 120_000);
 
   it('PostgreSQL immediate stop then start: index calls 503 meanwhile, nodes recover without a restart, invariant', async () => {
     const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
