@@ -48,7 +48,10 @@ function fateOf(o: Outcome): Fate | undefined {
   if (o.kind === 'refused') return undefined;
   if (o.kind === 'lost') return 'maybe';
   if (o.answer.status === 202) return 'acked';
-  // An answer that is not 202 (503 while an engine is down, 507) means not applied.
+  // A 503 may come from a connection to Redis lost after the append was
+  // sent: recorded or not, the node cannot tell (its client repeating it
+  // is harmless: the same timestamps replace the same values).
+  if (o.answer.status === 503) return 'maybe';
   return undefined;
 }
 
