@@ -20,7 +20,7 @@ import { ReadCache, readKey } from './read-cache.js';
 import { serializePoints } from '../formats/points-json.js';
 import { DecodedSplitCache } from './decoded-splits.js';
 import { lmdbDrivers } from './drivers/lmdb/drivers.js';
-import { clusterBackends, type Backends, type ClusterOptions } from './cluster.js';
+import type { Backends, ClusterOptions } from './cluster.js';
 import type { DriversLocation } from './drivers/location.js';
 import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.js';
 import type { IndexStore } from './drivers/index-store.js';
@@ -217,6 +217,8 @@ export class Engine {
         upgradeIncoming(storage, options.progress);
         backends = embeddedBackends(storage, options, { onPoliciesChanged: () => engine?.policiesChanged(), onMetricsDeleted });
       } else {
+        // Loaded only in cluster mode: the PostgreSQL and Redis clients cost the embedded mode's start-up ~200 ms.
+        const { clusterBackends } = await import('./cluster.js');
         backends = await clusterBackends(options.cluster, seed, {
           onMetricsDeleted,
           report: () => engine?.report() ?? null,

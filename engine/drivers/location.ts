@@ -5,7 +5,7 @@
  */
 import type { ProcessingDrivers } from '../process-metrics.js';
 import { threadLmdbDrivers } from './lmdb/drivers.js';
-import { redisDataDrivers, type RedisLocation } from './redis/drivers.js';
+import type { RedisLocation } from './redis/drivers.js';
 
 export type DriversLocation = { kind: 'lmdb'; dataDir: string } | ({ kind: 'redis' } & RedisLocation);
 
@@ -17,7 +17,8 @@ export function threadDrivers(location: DriversLocation): ProcessingDrivers | Pr
   const key = `${location.incoming} ${location.series} ${location.shards}`;
   let drivers = opened.get(key);
   if (drivers === undefined) {
-    drivers = redisDataDrivers(location);
+    // Loaded only here: the Redis client costs each worker thread ~130 ms to load, which the embedded mode's never pay.
+    drivers = import('./redis/drivers.js').then(({ redisDataDrivers }) => redisDataDrivers(location));
     opened.set(key, drivers);
     drivers.catch(() => opened.delete(key));
   }
