@@ -82,6 +82,28 @@ export interface ResourceChanges {
   metrics?: Map<string, MetricSpec>;
 }
 
+/**
+ * The resource `changes` make of `r` (the revision fields still r's), and
+ * whether they make a new revision: only a changed field or attribute does.
+ */
+export function applyChanges(type: string, r: ResourceRecord, changes: ResourceChanges): { next: ResourceRecord; changed: boolean } {
+  const next: ResourceRecord = { ...r, attrs: { ...r.attrs, ...changes.attrs } };
+  if (changes.userId !== undefined) next.userId = changes.userId;
+  if (changes.projectId !== undefined) next.projectId = changes.projectId;
+  if (changes.startedAt !== undefined) next.startedAt = changes.startedAt;
+  if (changes.endedAt !== undefined) next.endedAt = changes.endedAt;
+  if (next.endedAt !== null && next.startedAt > next.endedAt) {
+    throw new BadRequest(`Value ${next.endedAt} for attribute ended_at on resource type ${type} is invalid`);
+  }
+  const changed =
+    next.userId !== r.userId ||
+    next.projectId !== r.projectId ||
+    next.startedAt !== r.startedAt ||
+    next.endedAt !== r.endedAt ||
+    Object.keys(changes.attrs ?? {}).some((k) => next.attrs[k] !== r.attrs[k]);
+  return { next, changed };
+}
+
 export interface SortSpec {
   key: string;
   direction: 'asc' | 'desc';
@@ -458,20 +480,7 @@ export class ResourceIndex {
     this.activeType(type);
     const r = this.get(type, id);
     if (r === undefined) throw new NoSuchResource(id);
-    const next: ResourceRecord = { ...r, attrs: { ...r.attrs, ...changes.attrs } };
-    if (changes.userId !== undefined) next.userId = changes.userId;
-    if (changes.projectId !== undefined) next.projectId = changes.projectId;
-    if (changes.startedAt !== undefined) next.startedAt = changes.startedAt;
-    if (changes.endedAt !== undefined) next.endedAt = changes.endedAt;
-    const changed =
-      next.userId !== r.userId ||
-      next.projectId !== r.projectId ||
-      next.startedAt !== r.startedAt ||
-      next.endedAt !== r.endedAt ||
-      Object.keys(changes.attrs ?? {}).some((k) => next.attrs[k] !== r.attrs[k]);
-    if (next.endedAt !== null && next.startedAt > next.endedAt) {
-      throw new BadRequest(`Value ${next.endedAt} for attribute ended_at on resource type ${type} is invalid`);
-    }
+    const { next, changed } = applyChanges(type, r, changes);
     if (changed) {
       const now = nowMicros();
       const revision = ((storage.meta.get('resourceRevision') as number | undefined) ?? 0) + 1;

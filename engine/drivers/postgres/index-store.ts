@@ -37,7 +37,7 @@ import { compileGlob } from '../../glob.js';
 import type { ArchivePolicyRule, ListMetricsOptions, MetricFilter, MetricRecord, MetricSortKey } from '../../index.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
 import { compileQuery } from '../../resource-search.js';
-import { nowMicros, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
+import { applyChanges, nowMicros, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
 import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from '../../resource-type.js';
 import type { IndexStore } from '../index-store.js';
 import { CHANNEL, IndexCache } from './cache.js';
@@ -622,20 +622,7 @@ export class PostgresIndexStore implements IndexStore {
     const { rows } = await tx.client.query(`SELECT ${REVISION_COLUMNS} FROM resources WHERE id = $1 FOR UPDATE`, [id]);
     const r = rows.length === 0 ? undefined : resourceOf(rows[0]!);
     if (r === undefined || (type !== 'generic' && r.type !== type)) throw new NoSuchResource(id);
-    const next: ResourceRecord = { ...r, attrs: { ...r.attrs, ...changes.attrs } };
-    if (changes.userId !== undefined) next.userId = changes.userId;
-    if (changes.projectId !== undefined) next.projectId = changes.projectId;
-    if (changes.startedAt !== undefined) next.startedAt = changes.startedAt;
-    if (changes.endedAt !== undefined) next.endedAt = changes.endedAt;
-    const changed =
-      next.userId !== r.userId ||
-      next.projectId !== r.projectId ||
-      next.startedAt !== r.startedAt ||
-      next.endedAt !== r.endedAt ||
-      Object.keys(changes.attrs ?? {}).some((k) => next.attrs[k] !== r.attrs[k]);
-    if (next.endedAt !== null && next.startedAt > next.endedAt) {
-      throw new BadRequest(`Value ${next.endedAt} for attribute ended_at on resource type ${type} is invalid`);
-    }
+    const { next, changed } = applyChanges(type, r, changes);
     if (changed) {
       // After the revision it closes even if another node's clock is behind: its own ETag.
       const now = Math.max(nowMicros(), r.revisionStart + 1);
