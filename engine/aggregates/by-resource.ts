@@ -104,21 +104,19 @@ export function* consecutiveRuns<T>(items: Iterable<T>, valuesOf: (item: T) => G
 
 /** {@link consecutiveRuns} over items read a page at a time: a run may span pages. */
 export async function* consecutivePageRuns<T>(pages: AsyncIterable<readonly T[]>, valuesOf: (item: T) => GroupValue[]): AsyncGenerator<Group<T>> {
-  let current: Group<T> | undefined;
-  let last: string | undefined;
+  // A page's last run may go on in the next page: held until a run of other values starts.
+  let pending: Group<T> | undefined;
   for await (const page of pages) {
-    for (const item of page) {
-      const values = valuesOf(item);
-      const key = keyOf(values);
-      if (current === undefined || key !== last) {
-        if (current !== undefined) yield current;
-        current = { values, members: [] };
-        last = key;
+    for (const run of consecutiveRuns(page, valuesOf)) {
+      if (pending !== undefined && keyOf(pending.values) === keyOf(run.values)) {
+        pending.members.push(...run.members);
+        continue;
       }
-      current.members.push(item);
+      if (pending !== undefined) yield pending;
+      pending = run;
     }
   }
-  if (current !== undefined) yield current;
+  if (pending !== undefined) yield pending;
 }
 
 /** {@link consecutiveRuns}, all at once. */

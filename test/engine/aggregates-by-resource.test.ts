@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
 import {
   compareGroupValues,
+  consecutivePageRuns,
   groupConsecutive,
   historyGroups,
   mergeIntervals,
@@ -60,6 +61,20 @@ describe('grouping', () => {
       [[null], [3]],
       [['b'], [4]],
     ]);
+  });
+
+  it.each<[string, (string | null)[][], [string | null, number][]]>([
+    ['a run spanning pages stays one group', [['a', 'a'], ['a', 'b'], ['b'], ['c']], [['a', 3], ['b', 2], ['c', 1]]],
+    ['empty pages change nothing', [[], ['a'], [], ['a', null], []], [['a', 2], [null, 1]]],
+    ['a page boundary between two values splits them', [['a'], ['b']], [['a', 1], ['b', 1]]],
+    ['no pages, no groups', [], []],
+  ])('groups paged items: %s', async (_, pages, expected) => {
+    async function* read() {
+      yield* pages.map((page) => page.map((p) => ({ p })));
+    }
+    const groups = [];
+    for await (const g of consecutivePageRuns(read(), (i) => [i.p])) groups.push([g.values[0], g.members.length]);
+    expect(groups).toEqual(expected);
   });
 
   it.each<[unknown[], unknown[], number]>([
