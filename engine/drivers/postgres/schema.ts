@@ -113,20 +113,32 @@ export async function ensureSchema(client: Queryable, seed?: Seed): Promise<void
   await client.query('INSERT INTO schema_version (version) VALUES ($1)', [SCHEMA_VERSION]);
 }
 
-/** Index names of an attribute of the type numbered `tid` (on resources, on history). */
-function attributeIndexNames(tid: number, attribute: string): [string, string] {
+/** Index and statistics names of an attribute of the type numbered `tid`, on resources and on history. */
+function attributeObjectNames(tid: number, attribute: string): { indexes: [string, string]; statistics: [string, string] } {
   const h = createHash('sha1').update(attribute).digest('hex').slice(0, 16);
-  return [`rx_${tid}_${h}`, `rxh_${tid}_${h}`];
+  return { indexes: [`rx_${tid}_${h}`, `rxh_${tid}_${h}`], statistics: [`sx_${tid}_${h}`, `sxh_${tid}_${h}`] };
 }
 
+/**
+ * An attribute's partial expression index on each table, and statistics on
+ * its expression: the planner ignores a partial index's own statistics, and
+ * without any it guesses 0.5% of rows match an equality, so that a search of
+ * a common value sorted one way picked a bitmap scan of every match and a
+ * sort (350 ms for 40,000 of 100,000) over the sort index's scan stopping at
+ * the page's end (6 ms).
+ */
 export async function createAttributeIndexes(client: Queryable, type: string, tid: number, def: AttributeDef): Promise<void> {
-  const [current, history] = attributeIndexNames(tid, def.name);
+  const { indexes, statistics } = attributeObjectNames(tid, def.name);
   const expr = attributeSql(def);
   const where = `WHERE type = ${quoteLiteral(type)}`;
-  await client.query(`CREATE INDEX ${current} ON resources ((${expr})) ${where}`);
-  await client.query(`CREATE INDEX ${history} ON resource_history ((${expr})) ${where}`);
+  for (const [i, table] of (['resources', 'resource_history'] as const).entries()) {
+    await client.query(`CREATE INDEX ${indexes[i]} ON ${table} ((${expr})) ${where}`);
+    await client.query(`CREATE STATISTICS ${statistics[i]} ON (${expr}) FROM ${table}`);
+  }
 }
 
 export async function dropAttributeIndexes(client: Queryable, tid: number, attribute: string): Promise<void> {
-  for (const name of attributeIndexNames(tid, attribute)) await client.query(`DROP INDEX IF EXISTS ${name}`);
+  const { indexes, statistics } = attributeObjectNames(tid, attribute);
+  for (const name of indexes) await client.query(`DROP INDEX IF EXISTS ${name}`);
+  for (const name of statistics) await client.query(`DROP STATISTICS IF EXISTS ${name}`);
 }
