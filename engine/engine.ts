@@ -327,9 +327,9 @@ export class Engine {
     return out;
   }
 
-  async deleteMetric(id: string): Promise<void> {
-    await this.index.deleteMetric(id);
-    await this.metricsDeleted([id]);
+  /** Deletes the metric; its series go through the index's onMetricsDeleted hook. */
+  deleteMetric(id: string): Promise<void> {
+    return this.index.deleteMetric(id);
   }
 
   /**

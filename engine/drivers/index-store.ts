@@ -70,7 +70,7 @@ export interface IndexStore {
   getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]>;
   /** Also names it on its resource; NoSuchResource, NamedMetricAlreadyExists. */
   createMetric(metric: MetricRecord): Promise<MetricRecord>;
-  /** Removes the metric with everything stored for it (its series too: they go in the same commit on LMDB). */
+  /** Removes the metric, then calls its store's onMetricsDeleted hook (LMDB drops its series in the same commit). */
   deleteMetric(id: string): Promise<void>;
   /** One page, in `sorts` order, after the `marker` metric. */
   listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]>;

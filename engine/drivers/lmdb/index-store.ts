@@ -17,8 +17,8 @@ import type { IndexStore } from '../index-store.js';
 export interface LmdbIndexHooks {
   /** After a write transaction that may have changed policies (committed or not). */
   onPoliciesChanged?: () => void;
-  /** After a commit that deleted metrics with their resources. */
-  onMetricsDeleted?: (ids: string[]) => void;
+  /** After a commit that deleted metrics (alone: awaited; with their resources: not). */
+  onMetricsDeleted?: (ids: string[]) => void | Promise<void>;
   /** Told the advance of index builds at opening. */
   progress?: Progress;
 }
@@ -30,7 +30,7 @@ export class LmdbIndexStore implements IndexStore {
 
   constructor(
     private readonly storage: Storage,
-    hooks: LmdbIndexHooks = {},
+    private readonly hooks: LmdbIndexHooks = {},
   ) {
     this.metrics = new Index(storage, hooks.onPoliciesChanged);
     this.resources = new ResourceIndex(storage, this.metrics, hooks.onMetricsDeleted, hooks.progress);
@@ -102,8 +102,9 @@ export class LmdbIndexStore implements IndexStore {
     return this.metrics.createMetric(metric);
   }
 
-  deleteMetric(id: string): Promise<void> {
-    return this.metrics.deleteMetric(id);
+  async deleteMetric(id: string): Promise<void> {
+    await this.metrics.deleteMetric(id);
+    await this.hooks.onMetricsDeleted?.([id]);
   }
 
   async listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]> {

@@ -49,8 +49,9 @@ export interface PostgresIndexStoreOptions {
   /** Connections in the pool. */
   poolSize?: number;
   /**
-   * Awaited after a commit that deleted a resource's metrics (their series
-   * live in another store); deleteMetric leaves it to its caller.
+   * Awaited after a commit that deleted metrics (their series live in
+   * another store), and again for those it failed for, every
+   * DROP_RETRY_MS, until it succeeds once: it must be idempotent.
    */
   onMetricsDeleted?: (ids: string[]) => void | Promise<void>;
   /** What a new index starts with (the default policies and rule). */
@@ -118,14 +119,20 @@ const RULES_KEY = 'rules';
 const isUniqueViolation = (err: unknown, constraint: string) =>
   (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === constraint;
 
+/** How long after its delete a metric's series drop is tried again, and how often. */
+const DROP_RETRY_MS = 60_000;
+
 export class PostgresIndexStore implements IndexStore {
   private pendingPolicyWrites = 0;
+  private readonly dropTimer: NodeJS.Timeout;
 
   private constructor(
     private readonly db: Connection,
     private readonly cache: IndexCache,
     private readonly onMetricsDeleted: (ids: string[]) => void | Promise<void>,
-  ) {}
+  ) {
+    this.dropTimer = setInterval(() => void this.retryDrops().catch(() => {}), DROP_RETRY_MS).unref();
+  }
 
   /** Connects, creates the schema if the database has none, and starts listening for other nodes' changes. */
   static async open(url: string, options: PostgresIndexStoreOptions = {}): Promise<PostgresIndexStore> {
@@ -143,8 +150,38 @@ export class PostgresIndexStore implements IndexStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.dropTimer);
     await this.cache.close();
     await this.db.end();
+  }
+
+  /** Notes in the deleting transaction that these metrics' series are to be dropped. */
+  private async toDrop(tx: Tx, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await tx.client.query('INSERT INTO metrics_to_drop (id, deleted_at) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING', [ids, Date.now()]);
+  }
+
+  /**
+   * After the deleting commit: drops the series, then forgets them. A
+   * failure leaves them to retryDrops and the delete stands: it committed.
+   */
+  private async drop(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    try {
+      await this.onMetricsDeleted(ids);
+      await this.db.query('DELETE FROM metrics_to_drop WHERE id = ANY($1::text[])', [ids]);
+    } catch {
+      // retryDrops tries again.
+    }
+  }
+
+  /**
+   * Drops the series of metrics deleted at least `olderThanMs` ago whose
+   * drop failed (the series store was down, or the node died before it):
+   * any node may do it, twice is harmless.
+   */
+  async retryDrops(olderThanMs = DROP_RETRY_MS): Promise<void> {
+    const { rows } = await this.db.query('SELECT id FROM metrics_to_drop WHERE deleted_at <= $1 ORDER BY deleted_at LIMIT 1000', [Date.now() - olderThanMs]);
+    await this.drop(rows.map((r) => r.id as string));
   }
 
   /**
@@ -374,9 +411,11 @@ export class PostgresIndexStore implements IndexStore {
     await this.write(async (tx) => {
       const { rows } = await tx.client.query('DELETE FROM metrics WHERE id = $1 RETURNING resource_id', [id]);
       if (rows.length === 0) throw new NoSuchMetric(id);
+      await this.toDrop(tx, [id]);
       tx.changed(metricKey(id));
       if (rows[0]!.resource_id !== null) tx.changed(namedKey(rows[0]!.resource_id as string));
     });
+    await this.drop([id]);
   }
 
   async listMetrics(options: ListMetricsOptions): Promise<MetricRecord[]> {
@@ -665,6 +704,7 @@ export class PostgresIndexStore implements IndexStore {
     await tx.client.query('DELETE FROM resource_history WHERE id = ANY($1::text[])', [present]);
     await tx.client.query('DELETE FROM resources WHERE id = ANY($1::text[])', [present]);
     const dropped = metrics.rows.map((m) => m.id as string);
+    await this.toDrop(tx, dropped);
     for (const id of present) tx.changed(resourceKey(id), namedKey(id));
     for (const id of dropped) tx.changed(metricKey(id));
     return { count: present.length, metrics: dropped };
@@ -676,7 +716,7 @@ export class PostgresIndexStore implements IndexStore {
       if (rows.length === 0 || (type !== 'generic' && rows[0]!.type !== type)) throw new NoSuchResource(id);
       return this.deleteIds(tx, [id]);
     });
-    if (metrics.length > 0) await this.onMetricsDeleted(metrics);
+    await this.drop(metrics);
   }
 
   async deleteMatching(type: string, filter: QueryNode): Promise<number> {
@@ -686,7 +726,7 @@ export class PostgresIndexStore implements IndexStore {
       const { rows } = await tx.client.query(query.text, query.values);
       return this.deleteIds(tx, rows.map((r) => r.id as string));
     });
-    if (metrics.length > 0) await this.onMetricsDeleted(metrics);
+    await this.drop(metrics);
     return count;
   }
 

@@ -20,7 +20,7 @@ import type { AttributeDef } from '../../resource-type.js';
 import { attributeSql, quoteLiteral } from './search-sql.js';
 import type { Queryable } from './connection.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** pg_advisory_xact_lock key of schema changes. */
 const SCHEMA_LOCK = 0x676e6f63;
 
@@ -38,6 +38,16 @@ const REVISION_COLUMNS = `
 
 /** Generic fields searched often: indexed on both tables. */
 const INDEXED_FIELDS = ['started_at', 'ended_at', 'user_id', 'project_id', 'original_resource_id', 'creator'];
+
+/**
+ * Metrics deleted whose series may still be stored: a row goes in with the
+ * delete, and out once the series store dropped them (which can fail while
+ * it is down: the index's delete has committed by then).
+ */
+const METRICS_TO_DROP = [`CREATE TABLE metrics_to_drop (id text COLLATE "C" PRIMARY KEY, deleted_at bigint NOT NULL)`];
+
+/** The statements that bring a schema of version N - 1 to version N. */
+const MIGRATIONS: Record<number, readonly string[]> = { 2: METRICS_TO_DROP };
 
 const SCHEMA = [
   `CREATE TABLE archive_policies (name text COLLATE "C" PRIMARY KEY, policy jsonb NOT NULL)`,
@@ -72,6 +82,7 @@ const SCHEMA = [
   `CREATE INDEX resource_history_type_revision_start ON resource_history (type, revision_start)`,
   `CREATE INDEX resource_history_revision_end ON resource_history (revision_end)`,
   ...INDEXED_FIELDS.map((f) => `CREATE INDEX resource_history_${f} ON resource_history (${f})`),
+  ...METRICS_TO_DROP,
 ];
 
 /** Policies and rules a new index starts with. */
@@ -96,16 +107,20 @@ export async function insertPolicies(client: Queryable, { policies, rules }: See
 /**
  * Creates the tables if the database has none, with `seed` in them (so a
  * seed is there once, never again after its policies were deleted);
- * refuses a schema of another version.
+ * migrates an older schema; refuses a newer one.
  */
 export async function ensureSchema(client: Queryable, seed?: Seed): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
   await client.query('CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)');
   const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_version');
   if (rows.length > 0) {
-    if (rows[0]!.version !== SCHEMA_VERSION) {
-      throw new Error(`PostgreSQL index schema is version ${rows[0]!.version}; this release reads version ${SCHEMA_VERSION}`);
+    let { version } = rows[0]!;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`PostgreSQL index schema is version ${version}; this release reads version ${SCHEMA_VERSION} and older`);
     }
+    if (version === SCHEMA_VERSION) return;
+    for (; version < SCHEMA_VERSION; version++) for (const statement of MIGRATIONS[version + 1]!) await client.query(statement);
+    await client.query('UPDATE schema_version SET version = $1', [SCHEMA_VERSION]);
     return;
   }
   for (const statement of SCHEMA) await client.query(statement);

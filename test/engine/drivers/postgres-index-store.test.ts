@@ -1,8 +1,9 @@
 /**
  * What only the PostgreSQL index has: two nodes on one database (each
- * node's cached point reads follow the other's writes), and PostgreSQL
+ * node's cached point reads follow the other's writes), PostgreSQL
  * stopping at once during writes (typed error meanwhile, no duplicate,
- * recovery without opening the store again).
+ * recovery without opening the store again), series drops that failed
+ * tried again, and an older schema migrated.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -139,4 +140,65 @@ describe.skipIf(postgresMissing !== undefined)('PostgresIndexStore', () => {
       await store.close();
     }
   }, 60_000);
+
+  it('tries a failed series drop again until it succeeds once, on any node', async () => {
+    const url = await harness.database();
+    const calls: string[][] = [];
+    let failing = true;
+    const a = await PostgresIndexStore.open(url, {
+      onMetricsDeleted: (ids) => {
+        calls.push([...ids].sort());
+        if (failing) throw new EngineUnavailable('series store down');
+      },
+    });
+    const b = await PostgresIndexStore.open(url, { onMetricsDeleted: (ids) => void calls.push([...ids].sort()) });
+    try {
+      await a.createPolicy(policy('p'));
+      await a.create('generic', resource(1));
+      await a.createMetric({ id: ID(10), name: 'cpu', unit: null, archivePolicyName: 'p', creator: 'a:b', resourceId: ID(1) });
+      await a.createMetric({ id: ID(11), name: null, unit: null, archivePolicyName: 'p', creator: 'a:b', resourceId: null });
+      // The index's deletes commit and stand; the drops after them fail.
+      await a.deleteMetric(ID(11));
+      await a.delete('generic', ID(1));
+      expect(await a.getMetric(ID(11))).toBeUndefined();
+      expect(calls).toEqual([[ID(11)], [ID(10)]]);
+      // Too recent for a retry yet: a drop may still be on its way.
+      await b.retryDrops();
+      expect(calls).toHaveLength(2);
+      await b.retryDrops(0);
+      expect(calls.slice(2)).toEqual([[ID(10), ID(11)]]);
+      failing = false;
+      await a.retryDrops(0);
+      expect(calls).toHaveLength(3);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('migrates a version 1 schema, keeping its records', async () => {
+    const url = await harness.database();
+    const first = await PostgresIndexStore.open(url);
+    await first.createPolicy(policy('kept'));
+    await first.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('DROP TABLE metrics_to_drop');
+      await client.query('UPDATE schema_version SET version = 1');
+      const store = await PostgresIndexStore.open(url);
+      try {
+        expect((await store.getPolicy('kept'))?.name).toBe('kept');
+        await store.createMetric({ id: ID(20), name: null, unit: null, archivePolicyName: 'kept', creator: 'a:b', resourceId: null });
+        await store.deleteMetric(ID(20));
+      } finally {
+        await store.close();
+      }
+      expect((await client.query('SELECT version FROM schema_version')).rows).toEqual([{ version: 2 }]);
+      await client.query('UPDATE schema_version SET version = 3');
+      await expect(PostgresIndexStore.open(url)).rejects.toThrow(/version 3; this release reads version 2 and older/);
+    } finally {
+      await client.end();
+    }
+  });
 });
