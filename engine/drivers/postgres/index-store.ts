@@ -101,6 +101,8 @@ function typeOf(row: Row): ResourceTypeRecord {
 }
 
 /** Values of a revision row, in REVISION_COLUMNS order. */
+/** SQL types of REVISION_COLUMNS, for unnest. */
+const REVISION_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'jsonb'];
 const revisionValues = (r: ResourceRecord): unknown[] => [
   r.id, r.type, r.originalResourceId, r.creator, r.userId, r.projectId, r.startedAt, r.endedAt, r.revisionStart, JSON.stringify(r.attrs),
 ];
@@ -581,38 +583,91 @@ export class PostgresIndexStore implements IndexStore {
     return this.write((tx) => this.insert(tx, type, input));
   }
 
+  /**
+   * The collectors' bulk path: new resources in one INSERT, and their new
+   * metrics in another (a statement per resource cost ~0.65 ms each).
+   */
   createAndExtend(type: string, created: readonly NewResource[], extended: readonly { id: string; metrics: Map<string, MetricSpec> }[]): Promise<void> {
     return this.write(async (tx) => {
-      for (const input of created) await this.insert(tx, type, input);
+      const records = await this.insertMany(tx, type, created);
+      const fresh: MetricRecord[] = [];
+      for (const [i, r] of records.entries()) {
+        const metrics = created[i]!.metrics ?? new Map<string, MetricSpec>();
+        // A new resource has no named metric yet: only a policy can be missing.
+        if ([...metrics.values()].every((spec) => spec.kind === 'new')) {
+          for (const [name, spec] of metrics) {
+            if (spec.kind === 'new') fresh.push({ id: uuidv4(), name, unit: spec.unit, archivePolicyName: spec.archivePolicyName, creator: r.creator, resourceId: r.id });
+          }
+        } else {
+          await this.setMetrics(tx, r, metrics);
+        }
+      }
+      await this.insertMetrics(tx, fresh);
       for (const { id, metrics } of extended) await this.change(tx, type, id, { metrics }, true);
     });
   }
 
   private async insert(tx: Tx, type: string, input: NewResource): Promise<ResourceRecord> {
+    const [r] = await this.insertMany(tx, type, [input]);
+    if (input.metrics !== undefined) await this.setMetrics(tx, r!, input.metrics);
+    return r!;
+  }
+
+  /** New resources, without their metrics: all inserted, or ResourceAlreadyExists of the first taken id. */
+  private async insertMany(tx: Tx, type: string, inputs: readonly NewResource[]): Promise<ResourceRecord[]> {
+    if (inputs.length === 0) return [];
     await this.activeType(tx, type);
-    const now = nowMicros();
-    const startedAt = input.startedAt ?? now;
-    if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
-    const r: ResourceRecord = {
-      id: input.id,
-      type,
-      originalResourceId: input.originalResourceId,
-      creator: input.creator,
-      userId: input.userId,
-      projectId: input.projectId,
-      startedAt,
-      endedAt: input.endedAt,
-      revisionStart: nowMicros(),
-      attrs: input.attrs,
-    };
-    const { rowCount } = await tx.client.query(
-      `INSERT INTO resources (${REVISION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-      revisionValues(r),
+    const records = inputs.map((input): ResourceRecord => {
+      const startedAt = input.startedAt ?? nowMicros();
+      if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
+      return {
+        id: input.id,
+        type,
+        originalResourceId: input.originalResourceId,
+        creator: input.creator,
+        userId: input.userId,
+        projectId: input.projectId,
+        startedAt,
+        endedAt: input.endedAt,
+        revisionStart: nowMicros(),
+        attrs: input.attrs,
+      };
+    });
+    const columns = REVISION_TYPES.map((_, c) => records.map((r) => revisionValues(r)[c]));
+    const { rows } = await tx.client.query(
+      `INSERT INTO resources (${REVISION_COLUMNS}) SELECT * FROM unnest(${REVISION_TYPES.map((t, c) => `$${c + 1}::${t}[]`).join(', ')})
+       ON CONFLICT DO NOTHING RETURNING id`,
+      columns,
     );
-    if (rowCount === 0) throw new ResourceAlreadyExists(input.id);
-    tx.changed(resourceKey(r.id), namedKey(r.id));
-    if (input.metrics !== undefined) await this.setMetrics(tx, r, input.metrics);
-    return r;
+    if (rows.length < records.length) {
+      // Taken before, or twice in this batch (the second is not inserted).
+      const inserted = new Set(rows.map((row) => row.id as string));
+      throw new ResourceAlreadyExists(records.find((r) => !inserted.delete(r.id))!.id);
+    }
+    for (const r of records) tx.changed(resourceKey(r.id), namedKey(r.id));
+    return records;
+  }
+
+  /** New named metrics of new resources, in one statement, once their policies are known to exist. */
+  private async insertMetrics(tx: Tx, metrics: readonly MetricRecord[]): Promise<void> {
+    if (metrics.length === 0) return;
+    const policies = [...new Set(metrics.map((m) => m.archivePolicyName))];
+    const { rows } = await tx.client.query('SELECT name FROM archive_policies WHERE name = ANY($1::text[]) FOR KEY SHARE', [policies]);
+    const known = new Set(rows.map((row) => row.name as string));
+    const missing = policies.find((name) => !known.has(name));
+    if (missing !== undefined) throw new BadRequest(new NoSuchArchivePolicy(missing).message);
+    const fields = ['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'] as const;
+    try {
+      await tx.client.query(
+        'INSERT INTO metrics (id, name, unit, archive_policy_name, creator, resource_id) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])',
+        fields.map((f) => metrics.map((m) => m[f])),
+      );
+    } catch (err) {
+      // Another node named a metric of one of these resources meanwhile.
+      if (isUniqueViolation(err, 'metrics_resource_name')) throw new NamedMetricAlreadyExists(metrics.find((m) => m.name !== null)!.name!);
+      throw err;
+    }
+    for (const m of metrics) tx.changed(metricKey(m.id));
   }
 
   private async setMetrics(tx: Tx, r: ResourceRecord, metrics: Map<string, MetricSpec>): Promise<void> {

@@ -315,6 +315,22 @@ async function resourcesLifecycle(s: IndexStore): Promise<Transcript> {
   await step('create and extend', () => s.createAndExtend('server', [server(20), server(21)], [{ id: ID(10), metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'low', unit: null }]]) }]));
   await step('create and extend conflict', () => s.createAndExtend('server', [server(22)], [{ id: ID(10), metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'low', unit: null }]]) }]));
   await step('r22 not created', () => s.get('server', ID(22)));
+  const named = (names: string[], archivePolicyName = 'low') => new Map(names.map((n) => [n, { kind: 'new' as const, archivePolicyName, unit: n === 'cpu' ? 'ns' : null }]));
+  await step('create and extend with metrics', () => s.createAndExtend('server', [
+    { ...server(23), attrs: { ...server(23).attrs, host: 'a"b\\c,{x} é' }, metrics: named(['cpu', 'mem']) },
+    { ...server(24), metrics: named(['cpu']) },
+    server(25),
+  ], []));
+  await step('bulk created', () => s.getResources([ID(23), ID(24), ID(25)]));
+  await step('bulk created metrics', async () => {
+    const byResource = await s.metricsOfResources([ID(23), ID(24), ID(25)]);
+    const ids = [...byResource.values()].flatMap((m) => [...m.values()]);
+    return [...byResource.entries()].map(([id, m]) => [id, [...m.keys()]]).concat((await s.getMetrics(ids)).map((m) => [m!.name, m!.unit, m!.creator, m!.resourceId]));
+  });
+  await step('create and extend twice in a batch', () => s.createAndExtend('server', [server(26), server(26)], []));
+  await step('create and extend taken', () => s.createAndExtend('server', [server(27), server(24)], []));
+  await step('create and extend bad policy', () => s.createAndExtend('server', [{ ...server(28), metrics: named(['cpu'], 'nope') }], []));
+  await step('none of those created', () => s.getResources([ID(26), ID(27), ID(28)]));
   await step('delete matching', () => s.deleteMatching('server', { kind: 'compare', op: 'ge', field: 'started_at', value: '2024-01-01T00:12:00' }));
   await step('left', async () => shown(await s.list('generic', { history: true, sorts: parseResourceSorts(DEFAULT_RESOURCE_SORT, SERVER, true), limit: 100 })));
   await step('delete matching all', () => s.deleteMatching('server', { kind: 'compare', op: 'ne', field: 'id', value: ID(0) }));
