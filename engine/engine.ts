@@ -124,7 +124,7 @@ function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard
 
 /** This node's view of the cluster for /v1/status, from the nodes' last heartbeats. */
 export interface ClusterStatus {
-  nodes: { id: string; shards: Shard[]; metrics: number; measures: number; lagSeconds: number }[];
+  nodes: ({ id: string } & NodeReport)[];
   /** Shard -> node holding its lease. */
   holders: Record<string, string>;
   metrics: number;
@@ -138,6 +138,8 @@ interface NodeReport {
   metrics: number;
   measures: number;
   lagSeconds: number;
+  /** Its commits refused since it started (Processor.fencedCommits). */
+  fencedCommits: number;
 }
 
 /** The embedded mode's engines: one LMDB environment. */
@@ -250,7 +252,8 @@ export class Engine {
 
   private report(): NodeReport {
     const { metrics, measures } = this.processor.backlog(false);
-    return { shards: this.processor.heldShards(), metrics, measures, lagSeconds: this.processor.processingLag() };
+    const { processor } = this;
+    return { shards: processor.heldShards(), metrics, measures, lagSeconds: processor.processingLag(), fencedCommits: processor.fencedCommits() };
   }
 
   /** Takes in the nodes' last reports; a failure (Redis down) keeps the previous view. */
