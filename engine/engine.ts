@@ -26,6 +26,7 @@ import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.
 import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
+import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
@@ -367,6 +368,7 @@ export class Engine {
     } catch (err) {
       throw await storageFullOr(err, this.options.dataDir);
     }
+    if (FAILPOINTS_ARMED) await failpoint('push.appended');
     for (const { shard, entries } of records) {
       this.processor.noteIncoming(shard, seqs.get(shard)!, entries);
       for (const entry of entries) this.activity.measuresAccepted += entry.count;
