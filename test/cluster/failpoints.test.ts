@@ -56,7 +56,7 @@ async function expectDiedAt(node: ClusterNode, point: FailpointName, hit: number
 /** Metrics of the armed node's shards a workload has at least: it processes only those. */
 const ARMED_METRICS = 2;
 
-/** A workload of 8 metrics, at least ARMED_METRICS of them in the armed node's shards (others are created until then). */
+/** A workload of 8 metrics, at least ARMED_METRICS of them in the armed node's shards (another is created until one has). */
 async function workload(): Promise<Journal> {
   for (;;) {
     const journal = await createWorkload(writer.url, 8);
