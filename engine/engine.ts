@@ -26,6 +26,7 @@ import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.
 import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
+import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
@@ -124,7 +125,7 @@ function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard
 
 /** This node's view of the cluster for /v1/status, from the nodes' last heartbeats. */
 export interface ClusterStatus {
-  nodes: { id: string; shards: Shard[]; metrics: number; measures: number; lagSeconds: number }[];
+  nodes: ({ id: string } & NodeReport)[];
   /** Shard -> node holding its lease. */
   holders: Record<string, string>;
   metrics: number;
@@ -138,6 +139,8 @@ interface NodeReport {
   metrics: number;
   measures: number;
   lagSeconds: number;
+  /** Its commits refused since it started (Processor.fencedCommits). */
+  fencedCommits: number;
 }
 
 /** The embedded mode's engines: one LMDB environment. */
@@ -250,7 +253,8 @@ export class Engine {
 
   private report(): NodeReport {
     const { metrics, measures } = this.processor.backlog(false);
-    return { shards: this.processor.heldShards(), metrics, measures, lagSeconds: this.processor.processingLag() };
+    const { processor } = this;
+    return { shards: processor.heldShards(), metrics, measures, lagSeconds: processor.processingLag(), fencedCommits: processor.fencedCommits() };
   }
 
   /** Takes in the nodes' last reports; a failure (Redis down) keeps the previous view. */
@@ -364,6 +368,7 @@ export class Engine {
     } catch (err) {
       throw await storageFullOr(err, this.options.dataDir);
     }
+    if (FAILPOINTS_ARMED) await failpoint('push.appended');
     for (const { shard, entries } of records) {
       this.processor.noteIncoming(shard, seqs.get(shard)!, entries);
       for (const entry of entries) this.activity.measuresAccepted += entry.count;

@@ -14,6 +14,7 @@ import { computeUpdate, type GranularityUpdate, type Received } from './compute-
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
 import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
+import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { WriteQueue } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
@@ -214,6 +215,8 @@ export async function processMetrics({ incoming, series }: ProcessingDrivers, jo
     points ??= await pendingPoints(incoming, lease.shard, jobs, states);
     return jobs.map((job, i) => planUpdate(snapshot, job, states[i] ?? null, points![i]!));
   });
+  if (FAILPOINTS_ARMED) await failpoint('process.computed');
   await series.commit(lease, planned.map(({ result, writes }) => ({ metricId: result.metricId, writes })));
+  if (FAILPOINTS_ARMED) await failpoint('process.committed');
   return planned.map(({ result }) => result);
 }

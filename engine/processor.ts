@@ -339,9 +339,12 @@ export class Processor {
     return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
   }
 
-  /** Whether the metric may have measures not processed yet: pending here, or in a shard another node holds. */
+  /**
+   * Whether the metric may have measures not processed yet: pending here, or, when other nodes append too,
+   * anywhere (a record another node appended to a shard held here is noted at the next follow only).
+   */
   hasPending(metricId: string): boolean {
-    return this.pending.has(metricId) || this.heldElsewhere(metricId);
+    return this.pending.has(metricId) || this.options.drivers.incoming.shared;
   }
 
   private heldElsewhere(metricId: string): boolean {

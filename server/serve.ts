@@ -3,12 +3,14 @@
  * until SIGTERM or SIGINT.
  */
 import { Engine } from '../engine/engine.js';
+import { FAILPOINT_SPEC_ERROR } from '../engine/failpoints.js';
 import { progressReporter } from './admin/progress.js';
 import { buildApp } from './app.js';
-import { engineOptions, loadConfig } from './config.js';
+import { ConfigError, engineOptions, loadConfig } from './config.js';
 import { newStatsdStats, startStatsd } from './statsd.js';
 
 export async function serve(argv: readonly string[]): Promise<void> {
+  if (FAILPOINT_SPEC_ERROR !== undefined) throw new ConfigError(FAILPOINT_SPEC_ERROR);
   const config = loadConfig(argv, process.env);
   const engine = await Engine.open({ ...engineOptions(config), progress: progressReporter() });
   const statsdStats = config.statsdPort > 0 ? newStatsdStats() : undefined;

@@ -119,6 +119,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
                       metrics: { type: 'integer' },
                       measures: { type: 'integer' },
                       lag_seconds: { type: 'number' },
+                      fenced_commits: { type: 'integer', description: 'Its processing commits refused since it started' },
                     },
                   },
                 },
@@ -148,7 +149,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
       storage,
       metricd: { processors: cluster.nodes.map((n) => n.id), statistics: {} },
       cluster: {
-        nodes: cluster.nodes.map(({ lagSeconds, ...n }) => ({ ...n, lag_seconds: lagSeconds })),
+        nodes: cluster.nodes.map(({ lagSeconds, fencedCommits, ...n }) => ({ ...n, lag_seconds: lagSeconds, fenced_commits: fencedCommits })),
         shard_holders: cluster.holders,
         lag_seconds: cluster.lagSeconds,
         fenced_commits: ctx.engine.processor.fencedCommits(),

@@ -5,7 +5,7 @@
  * here are ever signalled.
  */
 import { rmSync } from 'node:fs';
-import { kill, startServer, tempDir, type Server } from '../reliability/harness.js';
+import { answersOrExits, kill, sleep, spawnServer, startServer, tempDir, type Exit, type Server } from '../reliability/harness.js';
 
 export interface ClusterOptions {
   /** postgresql:// URL of the index. */
@@ -47,6 +47,20 @@ export class ClusterNode {
     return this.server.stdout() + this.server.stderr();
   }
 
+  /** How the node's current process ended, once it has. */
+  exited(): Promise<Exit> {
+    return this.server.exited;
+  }
+
+  /** Resolves once the node's current process printed `text` on stderr; throws after `timeoutMs`. */
+  async printed(text: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.server.stderr().includes(text)) {
+      if (Date.now() > deadline) throw new Error(`${this.name} did not print "${text}" in ${timeoutMs} ms:\n${this.output().slice(-3000)}`);
+      await sleep(5);
+    }
+  }
+
   alive(): boolean {
     return this.server.child.exitCode === null && this.server.child.signalCode === null;
   }
@@ -68,7 +82,18 @@ export class ClusterNode {
   /** Starts the node again, on a new port, with its data directory. */
   async restart(): Promise<void> {
     if (this.alive()) await this.down();
-    this.server = await startServer(this.server.dir, this.args);
+    this.server = await startServer(this.server.dir, [...this.args]);
+  }
+
+  /**
+   * Starts the node again with GNOCCHI_FAILPOINT=`spec` (engine/failpoints.ts), after a SIGTERM if it is
+   * up (it leaves gracefully); resolves once it answers, or once it died: at its fault point, maybe
+   * before it listened.
+   */
+  async restartArmed(spec: string): Promise<void> {
+    if (this.alive()) await this.down('SIGTERM');
+    this.server = await spawnServer(this.server.dir, [...this.args], { GNOCCHI_FAILPOINT: spec });
+    await answersOrExits(this.server);
   }
 
   /** Stops the node if up and removes its directory. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Coordinator, Fence, Lease, Shard } from '../../engine/drivers/types.js';
+import type { Coordinator, Fence, IncomingLog, Lease, Shard } from '../../engine/drivers/types.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { inlineRunner } from '../../engine/pool.js';
@@ -141,5 +141,34 @@ describe('shard leases', () => {
     await vi.waitFor(() => expect(pendingMetrics()).toBe(1));
     await processor.close();
     expect(coordinator.released).toEqual([[0, 7], [0, 8]]);
+  });
+
+  it('with a log other nodes append to: a refresh of a held shard\'s metric takes a record it was not told of', async () => {
+    // The LMDB log as a cluster node sees Redis': records come from others too, found by following it.
+    const log = engine.drivers.incoming;
+    const incoming: IncomingLog = {
+      shared: true,
+      shards: log.shards,
+      shardOf: (id) => log.shardOf(id),
+      append: (records) => log.append(records),
+      scan: (shard, visit, after) => log.scan(shard, visit, after),
+      head: (shard) => log.head(shard),
+      fetch: (shard, seqs, visit) => log.fetch(shard, seqs, visit),
+      drop: (shard, seq) => log.drop(shard, seq),
+    };
+    const node = new Processor({ drivers: { ...engine.drivers, incoming, coordinator }, index: engine.index, runner: inlineRunner(engine.drivers), parallelism: 1, intervalMs: 1e9, batchSize: 8, leaseMs: 60 });
+    coordinator.give([0]);
+    await node.open();
+    node.start();
+    try {
+      // Appended after the node took the shard, through the engine (another node, for this one).
+      await push([1, 2]);
+      expect(node.hasPending(metric.id)).toBe(true);
+      await node.refresh([metric.id]);
+    } finally {
+      await node.close();
+    }
+    const [series] = await engine.getMeasures(metric, { method: 'sum' });
+    expect([...series!.values]).toEqual([1, 2]);
   });
 });

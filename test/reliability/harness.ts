@@ -45,8 +45,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Spawns the server without waiting for it (for startups expected to fail). */
-export async function spawnServer(dir: string, extraArgs: string[] = []): Promise<Server> {
+/** Spawns the server without waiting for it (for startups expected to fail); `env` adds to this process's environment. */
+export async function spawnServer(dir: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Server> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run tsc first (npm test does it in pretest)`);
   const port = await freePort();
   const args = [
@@ -56,7 +56,7 @@ export async function spawnServer(dir: string, extraArgs: string[] = []): Promis
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GNOCCHI_LOG_LEVEL: 'warn' },
+    env: { ...process.env, GNOCCHI_LOG_LEVEL: 'warn', ...env },
   });
   let out = '';
   let err = '';
@@ -67,17 +67,27 @@ export async function spawnServer(dir: string, extraArgs: string[] = []): Promis
 }
 
 /** Spawns the server and resolves once it answers `GET /`. */
-export async function startServer(dir: string, extraArgs: string[] = []): Promise<Server> {
-  const server = await spawnServer(dir, extraArgs);
+export async function startServer(dir: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Server> {
+  const server = await spawnServer(dir, extraArgs, env);
+  if (!(await answersOrExits(server))) {
+    throw new Error(`server exited with ${server.child.exitCode ?? server.child.signalCode}:\n${server.stdout()}${server.stderr()}`);
+  }
+  return server;
+}
+
+/**
+ * Resolves true once the server answers `GET /`, false once it has exited
+ * (a server armed to die may die before it listens); kills it after 30 s
+ * of neither.
+ */
+export async function answersOrExits(server: Server): Promise<boolean> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`server exited with ${server.child.exitCode ?? server.child.signalCode}:\n${server.stdout()}${server.stderr()}`);
-    }
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return false;
     try {
       const res = await fetch(`${server.url}/`, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();
-      if (res.status === 200) return server;
+      if (res.status === 200) return true;
     } catch {
       // not listening yet
     }

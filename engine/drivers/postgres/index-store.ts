@@ -34,6 +34,7 @@ import {
   UnexpectedResourceTypeState,
 } from '../../errors.js';
 import { compileGlob } from '../../glob.js';
+import { failpoint, FAILPOINTS_ARMED } from '../../failpoints.js';
 import type { ArchivePolicyRule, ListMetricsOptions, MetricFilter, MetricRecord, MetricSortKey } from '../../index.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
 import { compileQuery } from '../../resource-search.js';
@@ -215,6 +216,7 @@ export class PostgresIndexStore implements IndexStore {
         return value;
       });
       this.cache.drop(keys.includes('*') ? '*' : keys);
+      if (FAILPOINTS_ARMED) await failpoint('index.committed');
       await own;
       return result;
     } catch (err) {
