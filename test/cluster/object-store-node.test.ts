@@ -100,6 +100,11 @@ describe.skipIf(missing !== undefined)(missing ?? 'a cluster node with sealed sp
       expect(theirs, query).toEqual(ours);
       expect((ours as unknown as unknown[]).length, query).toBeGreaterThan(0);
     }
+    // An aggregates query over the 1 s rows (100,000 points kept) runs in a worker thread, which reads the objects with its own client.
+    const aggregate = (id: string) => ({ operations: ['aggregate', 'max', ['metric', id, 'mean']] });
+    expect(await ok(node!.url, 'POST', '/v1/aggregates?granularity=1', aggregate(clusterId))).toEqual(
+      await ok(embedded!.url, 'POST', '/v1/aggregates?granularity=1', aggregate(embeddedId)),
+    );
     // The late points were merged into the sealed split: their seconds counted twice.
     const [from, to] = [4 * 3600 - 21, 4 * 3600 - 19].map((second) => encodeURIComponent(isoSeconds(second)));
     const counts = await ok(node!.url, 'GET', `/v1/metric/${clusterId}/measures?granularity=1&aggregation=count&start=${from}&stop=${to}`);

@@ -27,7 +27,8 @@ export interface ObjectStoreLocation {
 export const OBJECT_STORE_SCHEMES = ['s3:', 's3+https:'] as const;
 
 export const DEFAULT_OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_JANITOR_SECONDS = 600;
+/** A sweep lists every object of the shards swept, and what it looks for (a crash's or a failed delete's leftovers) is rare. */
+export const DEFAULT_JANITOR_SECONDS = 3600;
 
 const OPTIONS = ['region', 'cache', 'janitor'];
 

@@ -17,7 +17,7 @@ import { seriesField, shardKeys } from '../../../engine/drivers/redis/keys.js';
 import type { IncomingLog, Lease, SeriesRange, Shard } from '../../../engine/drivers/types.js';
 import { EngineUnavailable, FencedCommit, SplitObjectMissing } from '../../../engine/errors.js';
 import { WriteQueue } from '../../../engine/record-writes.js';
-import { engineMissing, startRedis, type Engine, type ObjectStoreKind } from '../../cluster/engines.js';
+import { engineMissing, isRunning, startRedis, type Engine, type ObjectStoreKind } from '../../cluster/engines.js';
 import { freshBucket, REDIS_SHARDS, RedisSubject, sharedObjectStore } from './subjects.js';
 import { until } from './until.js';
 
@@ -300,6 +300,16 @@ for (const { kind, label } of KINDS) {
       expect(after[1]).toBe('before');
       expect(after[2]).toMatch(/^v\d+$/);
     }, 300_000);
+
+    // Last: the store is the file's, stopped here rather than after all.
+    it('stops every process of the store, and nothing else', async () => {
+      const engine = await store.get();
+      const pids = engine.pids();
+      expect(pids.length).toBeGreaterThanOrEqual(kind === 'ceph' ? 3 : 4);
+      await store.stop();
+      expect(pids.filter(isRunning)).toEqual([]);
+      expect(isRunning(redis.pid!)).toBe(true);
+    }, 60_000);
   });
 }
 
