@@ -128,5 +128,7 @@ describe.skipIf(missing !== undefined)(missing ?? 'a cluster node with sealed sp
 
     expect((await call(node!.url, 'DELETE', `/v1/metric/${clusterId}`)).status).toBe(204);
     expect(await objectsOf(clusterId)).toEqual([]);
+    // The AWS SDK's notice that its later releases need Node 22 is silenced: the version is pinned for Node 20.
+    expect(node!.output()).not.toMatch(/NodeVersionSupportWarning/);
   }, 240_000);
 });
