@@ -1,6 +1,7 @@
 /**
  * What an engine runs on in cluster mode: the index in PostgreSQL, the
- * incoming log, series and shard leases in Redis (engine/drivers/). Every
+ * incoming log, series and shard leases in Redis, sealed split bytes in
+ * Redis too or in an S3-compatible object store (engine/drivers/). Every
  * node connects to the same engines; none holds data of its own.
  */
 import type { ArchivePolicy } from './archive-policy.js';
@@ -19,6 +20,8 @@ export interface ClusterOptions {
   incoming: string;
   /** redis:// URL of the series records and the shard leases. */
   series: string;
+  /** s3:// URL of the object store of sealed splits; absent: they are kept with the series. */
+  splits?: string;
   shards: number;
   nodeId: string;
   /** Milliseconds a shard lease lasts unless renewed. */
@@ -32,6 +35,8 @@ export interface Backends {
   location: DriversLocation;
   /** The cluster's membership, in cluster mode. */
   members?: RedisCoordinator;
+  /** Split objects this node's janitor deleted since start (object-store splits only). */
+  janitorDeleted?: () => number;
   close(): Promise<void>;
 }
 
@@ -50,7 +55,7 @@ export async function clusterBackends(
   hooks: BackendHooks,
 ): Promise<Backends> {
   const index = await PostgresIndexStore.open(cluster.index, { onMetricsDeleted: hooks.onMetricsDeleted, ...(seed === undefined ? {} : { seed }) });
-  const location = { incoming: cluster.incoming, series: cluster.series, shards: cluster.shards };
+  const location = { incoming: cluster.incoming, series: cluster.series, shards: cluster.shards, ...(cluster.splits === undefined ? {} : { splits: cluster.splits }) };
   let drivers;
   try {
     drivers = await redisDrivers(location, { nodeId: cluster.nodeId, onError: hooks.onError, report: hooks.report });
@@ -63,6 +68,7 @@ export async function clusterBackends(
     index,
     location: { kind: 'redis', ...location },
     members: drivers.coordinator,
+    ...(drivers.janitor === undefined ? {} : { janitorDeleted: () => drivers.janitor!.deleted }),
     async close() {
       try {
         await drivers.close();

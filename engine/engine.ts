@@ -285,6 +285,11 @@ export class Engine {
     return this.cluster;
   }
 
+  /** Split objects this node's janitor deleted since start (cluster mode with an object store; undefined otherwise). */
+  janitorDeletedObjects(): number | undefined {
+    return this.backends.janitorDeleted?.();
+  }
+
   static defaultWorkers(): number {
     return Math.max(1, availableParallelism());
   }

@@ -271,3 +271,14 @@ export class SnapshotMiss extends EngineError {
     super(500, `Series snapshot was not loaded with splits ${keys.map((k) => k.join(' ')).join(', ')}`);
   }
 }
+
+/**
+ * Sealed splits a metric's index names as current are not in the object
+ * store: not a race (a split superseded while it was being read is read
+ * again), but objects lost or deleted behind the cluster's back.
+ */
+export class SplitObjectMissing extends EngineError {
+  constructor(readonly names: readonly string[]) {
+    super(500, `Sealed split objects listed by the index are missing from the object store: ${names.join(', ')}`);
+  }
+}

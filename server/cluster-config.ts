@@ -6,8 +6,8 @@
  */
 import { hostname } from 'node:os';
 import type { ClusterOptions } from '../engine/cluster.js';
+import { isObjectStoreUrl, OBJECT_STORE_SCHEMES, parseObjectStoreUrl } from '../engine/drivers/s3/url.js';
 import { ConfigError, type Config } from './config.js';
-
 
 type Role = 'index' | 'incoming' | 'series' | 'splits' | 'coordination';
 
@@ -15,7 +15,7 @@ const ROLES: readonly { role: Role; schemes: readonly string[]; what: string }[]
   { role: 'index', schemes: ['postgresql:', 'postgres:'], what: 'the PostgreSQL database of resources, metrics and policies' },
   { role: 'incoming', schemes: ['redis:'], what: 'the Redis of accepted measures' },
   { role: 'series', schemes: ['redis:'], what: 'the Redis of metric states and recent rows' },
-  { role: 'splits', schemes: ['redis:'], what: 'where sealed splits go' },
+  { role: 'splits', schemes: ['redis:', ...OBJECT_STORE_SCHEMES], what: 'where sealed splits go' },
   { role: 'coordination', schemes: ['redis:'], what: 'the Redis of shard leases: without it two nodes would process the same metrics' },
 ];
 
@@ -41,11 +41,21 @@ export function clusterSettings(config: Config): ClusterOptions | undefined {
       continue;
     }
     if (!schemes.includes(scheme)) problems.push(`--${role}: expected a ${schemes.map((s) => `${s}//`).join(' or ')} URL, got ${raw}`);
+    else if (isObjectStoreUrl(raw)) {
+      try {
+        parseObjectStoreUrl(raw);
+      } catch (err) {
+        problems.push(`--${role}: ${(err as Error).message}`);
+      }
+    }
   }
   if (problems.length === 0 && urls.coordination !== urls.series) {
     problems.push('--coordination must be the Redis of --series: a commit checks its lease in the same script that writes it');
   }
-  if (problems.length === 0 && urls.splits !== urls.series) problems.push('--splits: sealed splits are kept with the series (the Redis of --series) in this release');
+  const objectStore = isObjectStoreUrl(urls.splits);
+  if (problems.length === 0 && !objectStore && urls.splits !== urls.series) {
+    problems.push('--splits: a Redis of sealed splits must be the Redis of --series (a commit writes them in the same script); for another store give an s3:// URL');
+  }
   if (config.shards < 1) problems.push('--shards must be at least 1');
   if (config.leaseMs < LEAST_LEASE_MS) problems.push(`--lease must be at least ${LEAST_LEASE_MS} ms`);
   if (problems.length > 0) throw new ConfigError(`cluster mode: ${problems.join('; ')}`);
@@ -53,6 +63,7 @@ export function clusterSettings(config: Config): ClusterOptions | undefined {
     index: urls.index,
     incoming: urls.incoming,
     series: urls.series,
+    ...(objectStore ? { splits: urls.splits } : {}),
     shards: config.shards,
     nodeId: config.nodeId === '' ? `${hostname()}:${config.port}` : config.nodeId,
     leaseMs: config.leaseMs,

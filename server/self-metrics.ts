@@ -56,6 +56,9 @@ function engineMetrics(registry: Registry, engine: Engine, mapSize: number): () 
   totalCounter(registry, 'gnocchi_fenced_commits_total', 'Processing commits refused because their shard lease had passed to another node (cluster mode).', () =>
     engine.processor.fencedCommits(),
   );
+  totalCounter(registry, 'gnocchi_janitor_deleted_objects_total', 'Split objects the janitor deleted, nothing referencing them any more (cluster mode, --splits s3://).', () =>
+    engine.janitorDeletedObjects() ?? 0,
+  );
   gauge(registry, 'gnocchi_backlog_measures', 'Measures acknowledged and not yet processed.', () => engine.processor.pendingMeasureCount());
   gauge(registry, 'gnocchi_backlog_metrics', 'Metrics with measures waiting to be processed.', () => engine.processor.backlog(false).metrics);
   gauge(registry, 'gnocchi_processing_lag_seconds', 'Age of the oldest measure waiting to be processed (0 when none waits).', () =>

@@ -14,7 +14,7 @@ const opened = new Map<string, Promise<ProcessingDrivers>>();
 /** This thread's data drivers at `location`; a failed connection is tried again at the next call. */
 export function threadDrivers(location: DriversLocation): ProcessingDrivers | Promise<ProcessingDrivers> {
   if (location.kind === 'lmdb') return threadLmdbDrivers(location.dataDir);
-  const key = `${location.incoming} ${location.series} ${location.shards}`;
+  const key = `${location.incoming} ${location.series} ${location.splits ?? ''} ${location.shards}`;
   let drivers = opened.get(key);
   if (drivers === undefined) {
     // Loaded only here: the Redis client costs each worker thread ~130 ms to load, which the embedded mode's never pay.

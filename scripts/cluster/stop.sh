@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Stops the engine that start-postgres.sh or start-redis.sh started under DIR, and nothing else: its
-# processes are the postgres or redis-* processes whose working directory is inside DIR (both engines
-# run from their data directory), the main one being DIR/pid. The data stays; start it again with the same
-# start script, DIR and PORT.
+# Stops the engine that a start-*.sh of this directory started under DIR, and nothing else: its processes
+# are the postgres, redis-*, ceph-*, radosgw or swift-* processes whose working directory is inside DIR or
+# whose command line names a file inside DIR (Swift's servers chdir to /), the main ones being listed in
+# DIR/pid (one a line: Ceph and Swift run several). The data stays; start it again with the same start
+# script, DIR and PORT.
 # Usage: stop.sh DIR [SIGNAL]
-#   SIGNAL is sent to the main process; by default PostgreSQL's fast shutdown (INT) or Redis's TERM.
+#   SIGNAL is sent to the main processes; by default PostgreSQL's fast shutdown (INT), or TERM.
 #   QUIT is PostgreSQL's immediate shutdown (crash recovery at the next start). KILL goes to every process
 #   of the engine at once: a crash. With any other SIGNAL or none, what a PostgreSQL killed earlier left
 #   behind is removed (see below).
@@ -18,13 +19,17 @@ SIG=${2:-$default}; SIG=${SIG#SIG}
 
 engine_pids() {
   local dir comm
-  # find fails on the processes it may not look into (other users' when not root): those are not ours.
-  { find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$DIR" -o -lname "$DIR/*" \) -printf '%h\n' 2>/dev/null || true; } |
+  # find and grep fail on the processes they may not look into (other users' when not root, exited ones): not ours.
+  {
+    find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$DIR" -o -lname "$DIR/*" \) -printf '%h\n' 2>/dev/null || true
+    grep -lF "$DIR/" /proc/[0-9]*/cmdline 2>/dev/null | sed 's|/cmdline$||' || true
+  } | sort -u |
     while read -r dir; do
       read -r comm 2>/dev/null <"$dir/comm" || continue
-      case $comm in postgres|redis-*) echo "${dir#/proc/}" ;; esac
+      case $comm in postgres|redis-*|ceph-*|radosgw|swift-*) echo "${dir#/proc/}" ;; esac
     done
 }
+
 # A process that has begun to exit no longer shows its working directory: wait for it to be a zombie or gone.
 exited() {
   local stat
@@ -58,9 +63,10 @@ if [ "$SIG" = KILL ]; then
   # shellcheck disable=SC2086 # one pid a word
   kill -KILL $pids 2>/dev/null
 else
-  main=$(cat "$DIR/pid" 2>/dev/null)
-  grep -qx "${main:-none}" <<<"$pids" || { echo "stop.sh: $DIR/pid is not a process of $DIR" >&2; exit 1; }
-  kill -"$SIG" "$main" || exit 1
+  mains=$(grep -Fxf <(echo "$pids") "$DIR/pid" 2>/dev/null)
+  [ -n "$mains" ] || { echo "stop.sh: no process of $DIR/pid is a process of $DIR" >&2; exit 1; }
+  # shellcheck disable=SC2086
+  kill -"$SIG" $mains || exit 1
 fi
 
 deadline=$((SECONDS + ${STOP_TIMEOUT:-10}))

@@ -126,6 +126,10 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
                 shard_holders: { type: 'object', description: 'shard -> node id', additionalProperties: { type: 'string' } },
                 lag_seconds: { type: 'number', description: 'Age of the oldest measure waiting, on any node' },
                 fenced_commits: { type: 'integer', description: "This node's processing commits refused since it started: their shard's lease had passed to another node" },
+                janitor_deleted_objects: {
+                  type: 'integer',
+                  description: "Split objects this node's janitor deleted since it started, nothing referencing them any more (with --splits s3:// only)",
+                },
               },
             },
           },
@@ -145,6 +149,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
     // Per metric: this node's shards' (the others' are in their own answers).
     if (details) storage.measures_to_process = backlog.perMetric;
     if (cluster === undefined) return { storage, metricd: { processors: null, statistics: {} } };
+    const janitorDeleted = ctx.engine.janitorDeletedObjects();
     return {
       storage,
       metricd: { processors: cluster.nodes.map((n) => n.id), statistics: {} },
@@ -153,6 +158,7 @@ export async function rootRoutes(app: FastifyInstance, ctx: AppContext): Promise
         shard_holders: cluster.holders,
         lag_seconds: cluster.lagSeconds,
         fenced_commits: ctx.engine.processor.fencedCommits(),
+        ...(janitorDeleted === undefined ? {} : { janitor_deleted_objects: janitorDeleted }),
       },
     };
   });

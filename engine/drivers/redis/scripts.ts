@@ -86,21 +86,23 @@ return out`,
  * A processing batch's writes on one shard, all or none: refused ({-1})
  * unless the shard's lease still holds the batch's fence, and ({-2, id})
  * when a metric's records were changed since they were loaded (their
- * revision is neither the one loaded nor this commit's own). A deleted
- * metric's writes are dropped; a metric already at this commit's revision
- * (the same commit run again) is left as it is, so running the script
- * twice changes nothing. Answers {0, metrics dropped, metrics already
- * committed}.
+ * revision is neither the one loaded nor this commit's own); nothing is
+ * written then. A deleted metric's writes are dropped; a metric already at
+ * this commit's revision (the same commit run again) is left as it is, so
+ * running the script twice changes nothing. Answers {0, positions (1-based)
+ * of the metrics dropped, count of metrics already committed, objects
+ * superseded (position, field, revision…)}.
  * KEYS: lock, deleted, states, revisions, then per metric its chunks and
  * split index. ARGV: fence, n, then per metric: id, revision loaded ('*':
  * not loaded, any), new revision, split prefix, number of writes, and per
  * write its op, field and value. Ops: S/s put/remove the state, C/c a
- * chunk, P/p a sealed split. A split's bytes are stored under a name
- * holding the revision that wrote them and never overwritten; the index
- * records which name is current, and the name it replaces is deleted.
- * With an object store for splits, the bytes would be uploaded under that
- * name before this script, which would then only record the index and
- * answer the names replaced, for deletion after it.
+ * chunk, P/p a sealed split kept in Redis, O/o a sealed split kept in an
+ * object store. A split's bytes are stored under a name holding the
+ * revision that wrote them and never overwritten; the index records which
+ * name is current. P stores the bytes under the split prefix and deletes
+ * the name it replaces. O stores nothing: the object was uploaded under its
+ * name before this script, and the name it replaces is answered, for
+ * deletion once the commit is applied.
  */
 export const COMMIT: LuaScript = {
   name: 'gnocchiCommit',
@@ -115,11 +117,11 @@ for i = 1, n do
   at = at + 5 + 3 * m.writes
   metrics[i] = m
 end
-local dropped, again = 0, 0
-for _, m in ipairs(metrics) do
+local dropped, again, superseded = {}, 0, {}
+for i, m in ipairs(metrics) do
   if redis.call('SISMEMBER', KEYS[2], m.id) == 1 then
     m.skip = true
-    dropped = dropped + 1
+    table.insert(dropped, i)
   else
     local current = redis.call('HGET', KEYS[4], m.id) or ''
     if current == m.rev then
@@ -130,7 +132,7 @@ for _, m in ipairs(metrics) do
     end
   end
 end
-for _, m in ipairs(metrics) do
+for i, m in ipairs(metrics) do
   if not m.skip then
     for w = m.first, m.first + 3 * (m.writes - 1), 3 do
       local op, field, value = ARGV[w], ARGV[w + 1], ARGV[w + 2]
@@ -138,6 +140,15 @@ for _, m in ipairs(metrics) do
       elseif op == 's' then redis.call('HDEL', KEYS[3], m.id)
       elseif op == 'C' then redis.call('HSET', m.chunks, field, value)
       elseif op == 'c' then redis.call('HDEL', m.chunks, field)
+      elseif op == 'O' or op == 'o' then
+        local old = redis.call('HGET', m.index, field)
+        if old and old ~= m.rev then
+          table.insert(superseded, i)
+          table.insert(superseded, field)
+          table.insert(superseded, old)
+        end
+        if op == 'O' then redis.call('HSET', m.index, field, m.rev)
+        elseif old then redis.call('HDEL', m.index, field) end
       else
         local old = redis.call('HGET', m.index, field)
         if old and old ~= m.rev then redis.call('DEL', m.prefix .. field .. ':' .. old) end
@@ -153,7 +164,7 @@ for _, m in ipairs(metrics) do
     redis.call('HSET', KEYS[4], m.id, m.rev)
   end
 end
-return {0, dropped, again}`,
+return {0, dropped, again, superseded}`,
 };
 
 /**
@@ -172,6 +183,35 @@ local index = redis.call('HGETALL', KEYS[5])
 for j = 1, #index, 2 do redis.call('DEL', ARGV[2] .. index[j] .. ':' .. index[j + 1]) end
 redis.call('DEL', KEYS[4], KEYS[5])
 return #index / 2`,
+};
+
+/**
+ * Which of a shard's split objects (listed in the object store) no commit
+ * can reference any more: those of a deleted metric, and those the metric's
+ * index does not name whose commit ran under a fence older than the shard's
+ * epoch. The lease only moves to a newer fence, so a commit under an older
+ * one is refused from then on, and one applied already shows in the index
+ * read here, in the same instant. Objects of the current fence are left:
+ * its holder's commits may still be on their way. KEYS: deleted, epoch,
+ * then per metric its split index. ARGV: n, the n metric ids, then per
+ * object its metric (1-based), field, revision and fence. Answers {epoch,
+ * positions (1-based) of the objects to delete}.
+ */
+export const SWEEP: LuaScript = {
+  name: 'gnocchiSweep',
+  lua: `
+local epoch = tonumber(redis.call('GET', KEYS[2]) or '0')
+local n = tonumber(ARGV[1])
+local deleted = {}
+for i = 1, n do deleted[i] = redis.call('SISMEMBER', KEYS[1], ARGV[1 + i]) == 1 end
+local out = {}
+local position = 0
+for at = n + 2, #ARGV, 4 do
+  position = position + 1
+  local m, field, rev, fence = tonumber(ARGV[at]), ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3])
+  if deleted[m] or (fence < epoch and redis.call('HGET', KEYS[2 + m], field) ~= rev) then table.insert(out, position) end
+end
+return {epoch, out}`,
 };
 
 /**
@@ -223,4 +263,4 @@ end
 return live`,
 };
 
-export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, LOCK, RENEW, RELEASE, HEARTBEAT];
+export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, SWEEP, LOCK, RENEW, RELEASE, HEARTBEAT];

@@ -1,10 +1,11 @@
 // The contract every driver set keeps, run alike against each implementation
-// (LMDB, the embedded default; Redis, for clusters): incoming records come
+// (LMDB, the embedded default; Redis, for clusters, with sealed splits in it
+// or in an object store: Ceph RGW, Swift's s3api): incoming records come
 // back in seq order and seqs never go back, series records round-trip through
 // load and commit, a deleted metric is never written again, and a snapshot is
 // one consistent view.
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IncomingLog, SeriesRange, SeriesSnapshot, Shard } from '../../../engine/drivers/types.js';
 import { WriteQueue } from '../../../engine/record-writes.js';
 import { IMPLEMENTATIONS, type Subject } from './subjects.js';
@@ -44,11 +45,15 @@ function contents(snapshot: SeriesSnapshot, id: string) {
 for (const impl of IMPLEMENTATIONS) {
   describe.skipIf(impl.missing !== undefined)(impl.missing ?? `${impl.name} drivers`, { timeout: 60_000 }, () => {
     let s: Subject;
+    // Opening a subject may start an object store first (Ceph: ~20 s, more on a busy machine).
     beforeEach(async () => {
       s = await impl.open();
-    });
+    }, 180_000);
     afterEach(async () => {
       await s.close();
+    });
+    afterAll(async () => {
+      await impl.shutdown?.();
     });
 
     it('give records back in seq order, by scan and by fetch, until dropped', async () => {

@@ -187,11 +187,11 @@ describe.skipIf(missing !== undefined)(missing ?? 'Redis drivers', { timeout: 60
     const keys = [shardKeys.lock(0), shardKeys.deleted(0), shardKeys.states(0), shardKeys.revisions(0), shardKeys.chunks(0, id), shardKeys.splitIndex(0, id)];
     const run = (revision: string, value: string) =>
       runScript(s.drivers.client, COMMIT, keys, [String(lease.fence), '1', id, '*', revision, shardKeys.splitPrefix(0, id), '2', 'S', '', value, 'P', `${G}:${SPAN}`, value]);
-    expect(await run('r1', 'once')).toEqual([0, 0, 0]);
-    expect(await run('r1', 'once')).toEqual([0, 0, 1]);
+    expect(await run('r1', 'once')).toEqual([0, [], 0, []]);
+    expect(await run('r1', 'once')).toEqual([0, [], 1, []]);
     const splitNames = () => s.drivers.client.keys(`${shardKeys.splitPrefix(0, id)}*`);
     expect(await splitNames()).toEqual([`${shardKeys.splitPrefix(0, id)}${G}:${SPAN}:r1`]);
-    expect(await run('r2', 'twice')).toEqual([0, 0, 0]);
+    expect(await run('r2', 'twice')).toEqual([0, [], 0, []]);
     // The split written by r1 is replaced by r2's, not kept beside it.
     expect(await splitNames()).toEqual([`${shardKeys.splitPrefix(0, id)}${G}:${SPAN}:r2`]);
     const snapshot = await s.series.load([id], [{ metricId: id, granularity: G, start: 0, end: 2 * SPAN }]);

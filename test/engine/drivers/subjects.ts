@@ -2,8 +2,12 @@
  * The driver implementations the contract suite runs its cases against,
  * each behind the same handle: its incoming log and series store, a lease
  * on a shard, the index's part (a metric created, deleted), and a restart
- * of what holds the data.
+ * of what holds the data. The Redis drivers run twice more with sealed
+ * splits in an object store (Ceph RGW, Swift's s3api): one store per test
+ * file, started at the first subject that needs it (Ceph takes ~20 s), a
+ * bucket of its own per subject.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +17,7 @@ import { dropSeries } from '../../../engine/drivers/lmdb/series.js';
 import { redisDrivers, type RedisDrivers } from '../../../engine/drivers/redis/drivers.js';
 import type { Drivers, IncomingLog, Lease, SeriesStore, Shard } from '../../../engine/drivers/types.js';
 import { openStorage, type Storage } from '../../../engine/storage.js';
-import { engineMissing, startRedis, type Engine } from '../../cluster/engines.js';
+import { engineMissing, startObjectStore, startRedis, type Engine, type ObjectStoreKind } from '../../cluster/engines.js';
 
 export interface Subject {
   readonly incoming: IncomingLog;
@@ -31,6 +35,8 @@ export interface Implementation {
   /** Why it cannot run here (a skip note), or undefined. */
   missing: string | undefined;
   open(): Promise<Subject>;
+  /** Stops what the subjects shared (an object store), after the file's last test. */
+  shutdown?(): Promise<void>;
 }
 
 class LmdbSubject implements Subject {
@@ -86,9 +92,11 @@ export class RedisSubject implements Subject {
     readonly drivers: RedisDrivers,
   ) {}
 
-  static async open(engine?: Engine, nodeId = 'node-a'): Promise<RedisSubject> {
+  /** Drivers on `engine` (default: a Redis of its own), with splits in the object store at `splits` when given. */
+  static async open(engine?: Engine, nodeId = 'node-a', splits?: string): Promise<RedisSubject> {
     const redis = engine ?? (await startRedis());
-    return new RedisSubject(redis, await redisDrivers({ incoming: redis.url, series: redis.url, shards: REDIS_SHARDS }, { nodeId, commandTimeoutMs: 1000, connectTimeoutMs: 500 }));
+    const location = { incoming: redis.url, series: redis.url, shards: REDIS_SHARDS, ...(splits === undefined ? {} : { splits }) };
+    return new RedisSubject(redis, await redisDrivers(location, { nodeId, commandTimeoutMs: 1000, connectTimeoutMs: 500, objectStore: { connectTimeoutMs: 500, requestTimeoutMs: 2000 } }));
   }
 
   get incoming(): RedisDrivers['incoming'] {
@@ -123,7 +131,36 @@ export class RedisSubject implements Subject {
   }
 }
 
+/** `url` (an object store's, bucket `gnocchi`) with a fresh bucket. */
+export function freshBucket(url: string): string {
+  return url.replace(/\/gnocchi$/, `/gnocchi-${randomBytes(6).toString('hex')}`);
+}
+
+/** One object store of `kind` for the whole test file, started by the first subject on it. */
+export function sharedObjectStore(kind: ObjectStoreKind): { get(): Promise<Engine>; stop(): Promise<void> } {
+  let store: Promise<Engine> | undefined;
+  return {
+    get: () => (store ??= startObjectStore(kind)),
+    async stop() {
+      if (store !== undefined) await (await store).stop();
+      store = undefined;
+    },
+  };
+}
+
+function objectStoreImplementation(kind: ObjectStoreKind, label: string): Implementation {
+  const store = sharedObjectStore(kind);
+  return {
+    name: `Redis + ${label}`,
+    missing: engineMissing('redis') ?? engineMissing(kind),
+    open: async () => RedisSubject.open(undefined, 'node-a', freshBucket((await store.get()).url)),
+    shutdown: () => store.stop(),
+  };
+}
+
 export const IMPLEMENTATIONS: Implementation[] = [
   { name: 'LMDB', missing: undefined, open: async () => new LmdbSubject(mkdtempSync(join(tmpdir(), 'gnocchi-drivers-'))) },
   { name: 'Redis', missing: engineMissing('redis'), open: () => RedisSubject.open() },
+  objectStoreImplementation('ceph', 'Ceph RGW'),
+  objectStoreImplementation('swift', 'Swift s3api'),
 ];
