@@ -48,6 +48,9 @@ export interface BackendHooks {
   onError(err: unknown): void;
 }
 
+/** How long a node stays a member without a heartbeat, at most (members are looked at every third of it). */
+const MEMBER_TTL_MS = 10_000;
+
 /** Connects to the cluster's engines (EngineUnavailable when one does not answer) and joins it. */
 export async function clusterBackends(
   cluster: ClusterOptions,
@@ -58,7 +61,13 @@ export async function clusterBackends(
   const location = { incoming: cluster.incoming, series: cluster.series, shards: cluster.shards, ...(cluster.splits === undefined ? {} : { splits: cluster.splits }) };
   let drivers;
   try {
-    drivers = await redisDrivers(location, { nodeId: cluster.nodeId, onError: hooks.onError, report: hooks.report });
+    drivers = await redisDrivers(location, {
+      nodeId: cluster.nodeId,
+      // A dead node's shards go to the others once its membership lapses: no later than its leases.
+      memberTtlMs: Math.min(cluster.leaseMs, MEMBER_TTL_MS),
+      onError: hooks.onError,
+      report: hooks.report,
+    });
   } catch (err) {
     await index.close();
     throw err;
