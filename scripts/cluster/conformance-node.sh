@@ -6,8 +6,9 @@
 # until SIGTERM or SIGINT, then stops both nodes.
 # Usage: conformance-node.sh PORT DATA_DIR MAX_LIMIT
 # Environment: GNOCCHI_TEST_POSTGRES (postgresql://user@host:port, a server
-# this file may create a database on) and GNOCCHI_TEST_REDIS (redis://host:port;
-# flushed: the files run one at a time).
+# this file may create a database on), GNOCCHI_TEST_REDIS (redis://host:port;
+# flushed: the files run one at a time) and, for sealed splits in an object
+# store, GNOCCHI_TEST_S3 (an s3:// URL; each file gets a bucket of its own).
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 PORT DATA_DIR MAX_LIMIT" >&2; exit 2; }
 port=$1 data=$2 max_limit=$3
@@ -22,6 +23,10 @@ other=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>
 
 common=(--host 127.0.0.1 --index "$pg/$db" --incoming "$redis" --series "$redis" --coordination "$redis"
   --shards 4 --lease 3000 --max-limit "$max_limit" --no-default-archive-policies --workers 1)
+if [ -n "${GNOCCHI_TEST_S3:-}" ]; then
+  s3=${GNOCCHI_TEST_S3%%\?*}
+  common+=(--splits "${s3%/*}/c$(date +%s%N)")
+fi
 node "$root/dist/server/main.js" --port "$other" --data-dir "$data/b" --node-id b "${common[@]}" &
 b=$!
 node "$root/dist/server/main.js" --port "$port" --data-dir "$data/a" --node-id a "${common[@]}" &
