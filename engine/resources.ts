@@ -82,6 +82,24 @@ export interface ResourceChanges {
   metrics?: Map<string, MetricSpec>;
 }
 
+/** The record of a resource being created now (without its metrics). */
+export function newResourceRecord(type: string, input: NewResource): ResourceRecord {
+  const startedAt = input.startedAt ?? nowMicros();
+  if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
+  return {
+    id: input.id,
+    type,
+    originalResourceId: input.originalResourceId,
+    creator: input.creator,
+    userId: input.userId,
+    projectId: input.projectId,
+    startedAt,
+    endedAt: input.endedAt,
+    revisionStart: nowMicros(),
+    attrs: input.attrs,
+  };
+}
+
 /**
  * The resource `changes` make of `r` (the revision fields still r's), and
  * whether they make a new revision: only a changed field or attribute does.
@@ -442,22 +460,8 @@ export class ResourceIndex {
   private insert(type: string, input: NewResource): ResourceRecord {
     const { storage } = this;
     this.activeType(type);
-    const now = nowMicros();
-    const startedAt = input.startedAt ?? now;
-    if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
+    const r = newResourceRecord(type, input);
     if (storage.resources.get(input.id) !== undefined) throw new ResourceAlreadyExists(input.id);
-    const r: ResourceRecord = {
-      id: input.id,
-      type,
-      originalResourceId: input.originalResourceId,
-      creator: input.creator,
-      userId: input.userId,
-      projectId: input.projectId,
-      startedAt,
-      endedAt: input.endedAt,
-      revisionStart: nowMicros(),
-      attrs: input.attrs,
-    };
     void storage.resources.put(r.id, r);
     void storage.resourcesByType.put([type, r.id], true);
     this.indexCurrent(r, true);

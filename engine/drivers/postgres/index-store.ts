@@ -38,7 +38,7 @@ import { failpoint, FAILPOINTS_ARMED } from '../../failpoints.js';
 import type { ArchivePolicyRule, ListMetricsOptions, MetricFilter, MetricRecord, MetricSortKey } from '../../index.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
 import { compileQuery } from '../../resource-search.js';
-import { applyChanges, nowMicros, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
+import { applyChanges, newResourceRecord, nowMicros, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
 import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from '../../resource-type.js';
 import type { IndexStore } from '../index-store.js';
 import { CHANNEL, IndexCache } from './cache.js';
@@ -619,22 +619,7 @@ export class PostgresIndexStore implements IndexStore {
   private async insertMany(tx: Tx, type: string, inputs: readonly NewResource[]): Promise<ResourceRecord[]> {
     if (inputs.length === 0) return [];
     await this.activeType(tx, type);
-    const records = inputs.map((input): ResourceRecord => {
-      const startedAt = input.startedAt ?? nowMicros();
-      if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
-      return {
-        id: input.id,
-        type,
-        originalResourceId: input.originalResourceId,
-        creator: input.creator,
-        userId: input.userId,
-        projectId: input.projectId,
-        startedAt,
-        endedAt: input.endedAt,
-        revisionStart: nowMicros(),
-        attrs: input.attrs,
-      };
-    });
+    const records = inputs.map((input) => newResourceRecord(type, input));
     const columns = REVISION_TYPES.map((_, c) => records.map((r) => revisionValues(r)[c]));
     const { rows } = await tx.client.query(
       `INSERT INTO resources (${REVISION_COLUMNS}) SELECT * FROM unnest(${REVISION_TYPES.map((t, c) => `$${c + 1}::${t}[]`).join(', ')})
