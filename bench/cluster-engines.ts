@@ -6,7 +6,7 @@
  * engine's own directory.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,43 +52,6 @@ export async function startEngine(kind: EngineKind): Promise<RunningEngine> {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-/** The fields of /proc/PID/stat after the command name (which may hold spaces), or undefined once gone. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const ppid = Number(statFields(Number(name))?.[1]);
-    if (!Number.isNaN(ppid)) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
-  return tree;
-}
-
-/**
- * CPU seconds (user + system, clock ticks of 10 ms) used so far by `root`
- * and its descendants, including those already exited and reaped (their
- * times move to the parent's cutime/cstime): PostgreSQL forks a backend per
- * connection, Redis a child per AOF rewrite.
- */
-export function treeCpuSeconds(root: number): number {
-  let ticks = 0;
-  for (const pid of processTree(root)) {
-    const f = statFields(pid);
-    if (f !== undefined) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  }
-  return ticks / 100;
 }
 
 /** Calls and CPU microseconds Redis spent in each command (`INFO commandstats`) so far. */

@@ -30,7 +30,8 @@
  * Prints markdown tables and writes bench/results/cluster.json.
  */
 import { cpuSeconds, benchOptions, batchBodies, client, createBenchPolicy, createMetrics, iso, percentile, pool, runIfMain, startServer, waitForBacklog, writeResult, type Client, type RunningServer } from './harness.js';
-import { postgresTransactions, redisCommandStats, startEngine, treeCpuSeconds, type RunningEngine } from './cluster-engines.js';
+import { postgresTransactions, redisCommandStats, startEngine, type RunningEngine } from './cluster-engines.js';
+import { treeCpuSeconds } from './processes.js';
 
 const SETUPS = ['lmdb', 'cluster-1', 'cluster-3'] as const;
 type Setup = (typeof SETUPS)[number];
@@ -96,8 +97,8 @@ export interface Phase {
 async function snapshot(procs: Processes): Promise<Snapshot> {
   const cpu: Record<string, number> = { bench: cpuSeconds(process.pid) };
   procs.nodes.forEach((node, i) => (cpu[`node ${i + 1}`] = cpuSeconds(node.child.pid)));
-  if (procs.redis !== undefined) cpu.redis = treeCpuSeconds(procs.redis.pid);
-  if (procs.postgres !== undefined) cpu.postgres = treeCpuSeconds(procs.postgres.pid);
+  if (procs.redis !== undefined) cpu.redis = treeCpuSeconds([procs.redis.pid]);
+  if (procs.postgres !== undefined) cpu.postgres = treeCpuSeconds([procs.postgres.pid]);
   return {
     at: performance.now(),
     cpu,

@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,9 +22,9 @@ import { s3SplitObjects } from '../engine/drivers/s3/s3-objects.js';
 import type { MetricWrites } from '../engine/drivers/types.js';
 import { WriteQueue } from '../engine/record-writes.js';
 import { freePort } from './harness.js';
+import { memoryKiB, processTree, treeCpuSeconds } from './processes.js';
 
 const SCRIPTS = fileURLToPath(new URL('../../scripts/cluster/', import.meta.url));
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const G = 1_000_000;
 const SPAN = G * 3600;
 const OBJECT_BYTES = 16 * 1024;
@@ -58,45 +58,6 @@ async function portRange(): Promise<number> {
   }
 }
 
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The processes and their descendants. */
-function tree(roots: number[]): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const ppid = Number(statFields(Number(name))?.[1]);
-    if (!Number.isNaN(ppid)) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const all = [...roots];
-  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i]!) ?? []));
-  return all;
-}
-
-function cpuSeconds(pids: number[]): number {
-  return tree(pids).reduce((sum, pid) => {
-    const f = statFields(pid);
-    return sum + (f === undefined ? 0 : (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND);
-  }, 0);
-}
-
-function rssMiB(pids: number[]): number {
-  const kib = tree(pids).reduce((sum, pid) => {
-    try {
-      return sum + Number(/^Rss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      return sum;
-    }
-  }, 0);
-  return Math.round(kib / 1024);
-}
 
 function nodeCpuSeconds(): number {
   const { user, system } = process.cpuUsage();
@@ -116,7 +77,7 @@ interface Row {
 /** Runs `work` (which does `ops` operations) and reports per operation; ms/op is wall time over ops, latency when one at a time. */
 async function measure(store: string, name: string, pids: number[], ops: number, work: () => Promise<unknown>): Promise<Row> {
   const node0 = nodeCpuSeconds();
-  const store0 = cpuSeconds(pids);
+  const store0 = treeCpuSeconds(pids);
   const t0 = performance.now();
   await work();
   const ms = performance.now() - t0;
@@ -128,7 +89,7 @@ async function measure(store: string, name: string, pids: number[], ops: number,
     'ops/s': Math.round((ops / ms) * 1000),
     'ms/op': Math.round((ms / ops) * 100) / 100,
     'node CPU ms/op': per(nodeCpuSeconds() - node0),
-    'store CPU ms/op': per(cpuSeconds(pids) - store0),
+    'store CPU ms/op': per(treeCpuSeconds(pids) - store0),
   };
   console.log(JSON.stringify(row));
   return row;
@@ -204,7 +165,7 @@ async function main(): Promise<void> {
     for (const kind of values.stores.split(',')) {
       const store = startScript(kind, await portRange());
       try {
-        const idle = rssMiB(store.pids);
+        const idle = Math.round(memoryKiB(processTree(store.pids)).rssKiB / 1024);
         rows.push(...(await objectRows(kind, store.url, store.pids, count)));
         execFileSync('redis-cli', ['-u', redis.url, 'FLUSHALL']);
         const drivers = await redisDrivers({ incoming: redis.url, series: redis.url, shards: 4, splits: store.url }, { nodeId: 'bench' });
@@ -213,7 +174,7 @@ async function main(): Promise<void> {
         } finally {
           await drivers.close();
         }
-        footprint.push({ store: kind, 'start s': Math.round(store.startSeconds * 10) / 10, processes: tree(store.pids).length, 'RSS MiB idle': idle, 'RSS MiB after': rssMiB(store.pids) });
+        footprint.push({ store: kind, 'start s': Math.round(store.startSeconds * 10) / 10, processes: processTree(store.pids).length, 'RSS MiB idle': idle, 'RSS MiB after': Math.round(memoryKiB(processTree(store.pids)).rssKiB / 1024) });
       } finally {
         stop(store);
       }

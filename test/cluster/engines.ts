@@ -14,7 +14,10 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import { isRunning, memoryKiB, processTree } from '../../bench/processes.js';
 import { freePort, ROOT } from '../reliability/harness.js';
+
+export { isRunning };
 
 const run = promisify(execFile);
 const SCRIPTS = join(ROOT, 'scripts', 'cluster');
@@ -232,19 +235,12 @@ class ScriptedEngine implements Engine {
   }
 
   pids(): number[] {
-    return this.mains.filter(isRunning).flatMap(processTree);
+    return processTree(this.mains.filter(isRunning)).filter(isRunning);
   }
 
   memory(): Memory {
     const pids = this.pids();
-    let rssKiB = 0;
-    let pssKiB = 0;
-    for (const pid of pids) {
-      const rollup = readProc(pid, 'smaps_rollup') ?? '';
-      rssKiB += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      pssKiB += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-    }
-    return { rssKiB, pssKiB, processes: pids.length };
+    return { ...memoryKiB(pids), processes: pids.length };
   }
 }
 
@@ -259,34 +255,4 @@ async function script(name: string, ...args: string[]): Promise<string> {
   }
 }
 
-function readProc(pid: number, file: string): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
-/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
-function statFields(pid: number): string[] | undefined {
-  const stat = readProc(pid, 'stat');
-  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** Whether a process exists and has not exited (a zombie waiting to be reaped has). */
-export function isRunning(pid: number): boolean {
-  const state = statFields(pid)?.[0];
-  return state !== undefined && state !== 'Z' && state !== 'X';
-}
-
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const ppid = Number(statFields(Number(name))?.[1]);
-    if (!Number.isNaN(ppid)) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []).filter(isRunning));
-  return tree;
-}
