@@ -25,11 +25,12 @@ import type { IndexStore } from './drivers/index-store.js';
 import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
+import { RECEIVING_HOLD_MS, takeable, windowCutoff, type WindowRef } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
-/** A pending ref, with the latest timestamp of its points and when its record was noted (see batchable). */
-type PendingRef = IncomingRef & { newest: number; notedAt: number };
+/** A pending ref, with the span of its points' timestamps and when its record was noted (engine/reorder-window.ts). */
+type PendingRef = IncomingRef & WindowRef;
 
 interface LiveRecord {
   /** Metrics that still have points in it. */
@@ -73,10 +74,11 @@ export interface ProcessorOptions {
   /**
    * Milliseconds a push waits before background processing takes it, so that
    * pushes overtaking each other (collectors with requests in flight, agents
-   * racing) reach the same batch, sorted by timestamp, instead of the older
-   * points arriving after a newer one was processed and falling out of the
-   * back window. Reads with `refresh=true` take every pending measure at
-   * once. 0 or absent: no wait.
+   * racing, a push slowed by creating its resources: see receiving) are
+   * aggregated together, sorted by timestamp, instead of the older points
+   * arriving after a newer one was processed and falling out of the back
+   * window (engine/reorder-window.ts). Reads with `refresh=true` take every
+   * pending measure at once. 0 or absent: no wait.
    */
   reorderWindowMs?: number;
   /**
@@ -132,6 +134,9 @@ export class Processor {
   private unsubscribe: (() => void) | undefined;
   /** Batches whose commit was refused (FencedCommit): their lease lost, or their states changed, meanwhile. */
   private fenced = 0;
+  /** Pushes being handled (see receiving), by number, with when each was received (ms, monotonic): the first is the oldest. */
+  private readonly receipts = new Map<number, number>();
+  private received = 0;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -261,9 +266,9 @@ export class Processor {
     if (held === undefined) return;
     const notedAt = performance.now();
     held.live.set(seq, { metrics: entries.length, notedAt });
-    for (const { metricId, offset, count, newest } of entries) {
+    for (const { metricId, offset, count, oldest, newest } of entries) {
       this.pendingMeasures += count;
-      const ref = { seq, offset, count, newest, notedAt };
+      const ref = { seq, offset, count, oldest, newest, notedAt };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
       else {
@@ -274,6 +279,25 @@ export class Processor {
       }
     }
     this.schedule(0);
+  }
+
+  /**
+   * Notes a push received: until the release answered is called (once its
+   * points are noted, or it failed), the pushes noted after its receipt are
+   * not processed, as it may hold points older than theirs (see
+   * windowCutoff). A second release does nothing; a push never released
+   * stops holding after RECEIVING_HOLD_MS. Without a reorder window, notes
+   * nothing.
+   */
+  receiving(): () => void {
+    if ((this.options.reorderWindowMs ?? 0) <= 0) return () => undefined;
+    const id = ++this.received;
+    this.receipts.set(id, performance.now());
+    return () => {
+      const wasOldest = this.receipts.keys().next().value === id;
+      // The pushes it held back may be due now (its own points, if any, scheduled a round already).
+      if (this.receipts.delete(id) && wasOldest && this.pending.size > 0) this.schedule(0);
+    };
   }
 
   forget(metricId: string): void {
@@ -482,11 +506,13 @@ export class Processor {
   private round(): void {
     const { parallelism, intervalMs } = this.options;
     const window = this.options.reorderWindowMs ?? 0;
-    const cutoff = performance.now() - window;
+    const cutoff = windowCutoff(performance.now(), window, this.oldestReceiving());
     // Spread the backlog over every worker rather than filling one batch.
     const free = Math.max(1, parallelism - this.running);
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
-    while (this.running < parallelism) {
+    // No record has waited the window: no metric can be taken, spare the sweep over them all.
+    const due = this.oldestNoted() <= cutoff;
+    while (due && this.running < parallelism) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
@@ -524,27 +550,19 @@ export class Processor {
     return undefined;
   }
 
-  /**
-   * How many of a metric's refs (oldest first) a round may process: those
-   * noted by `cutoff`, and after them the younger ones whose points are all
-   * no later than the latest of those. Aggregating a point fixes what older
-   * points the back window still takes; a younger point that is not newer
-   * changes nothing of it, and taking it with its elders keeps a push that
-   * the cutoff happens to split from its overtaken neighbours. Always a
-   * prefix: states keep the highest record consumed, so none past the
-   * records followed, behind which another node's may still be unseen.
-   */
+  /** How many of a metric's refs (oldest first) a round with this cutoff may process (engine/reorder-window.ts). */
   private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
-    const followed = this.followedUpTo(metricId);
-    let n = 0;
-    let newest = -Infinity;
-    for (; n < refs.length; n++) {
-      const ref = refs[n]!;
-      if (ref.seq > followed) break;
-      if (ref.notedAt <= cutoff) newest = Math.max(newest, ref.newest);
-      else if (ref.newest > newest) break;
+    return takeable(refs, cutoff, this.options.reorderWindowMs ?? 0, this.followedUpTo(metricId));
+  }
+
+  /** When the oldest push still being handled was received (ms, monotonic); Infinity when none is. Forgets those past the hold. */
+  private oldestReceiving(): number {
+    const expired = performance.now() - RECEIVING_HOLD_MS;
+    for (const [id, at] of this.receipts) {
+      if (at > expired) return at;
+      this.receipts.delete(id);
     }
-    return n;
+    return Infinity;
   }
 
   /**
