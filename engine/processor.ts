@@ -41,13 +41,18 @@ interface LiveRecord {
 
 /**
  * A held shard: its lease's fence, its incoming records some metric still
- * has points in, in the order noted (the first is the oldest), and the
- * newest seq its records were scanned up to (see follow).
+ * has points in, in the order noted (the first is the oldest), the newest
+ * seq its records were scanned up to (see follow), and the greatest seq a
+ * refresh on another node asked to be processed now (see
+ * awaitProcessedElsewhere): `hurrySeen` as last read, `hurry` until no
+ * record up to it is left.
  */
 interface HeldShard {
   fence: Fence;
   live: Map<number, LiveRecord>;
   cursor: number;
+  hurrySeen: number;
+  hurry: number;
 }
 
 /** The least wait before retrying after a failed batch. */
@@ -212,7 +217,7 @@ export class Processor {
     } finally {
       snapshot.release();
     }
-    this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0 });
+    this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0, hurrySeen: 0, hurry: 0 });
     for (const [seq, entries] of records) {
       const pending = entries.filter(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
       if (pending.length === 0) this.drop(shard, seq);
@@ -241,6 +246,14 @@ export class Processor {
         if (this.held.get(shard) !== held) continue;
         for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
         if (held.cursor > before) this.schedule(0);
+      }
+      // Without a window, every record noted is taken at once anyway.
+      if ((this.options.reorderWindowMs ?? 0) <= 0) return;
+      for (const [shard, mark] of await incoming.hurried()) {
+        const held = this.held.get(shard);
+        if (held === undefined || mark <= held.hurrySeen) continue;
+        held.hurrySeen = held.hurry = mark;
+        this.schedule(0);
       }
     })()
       .catch((err: unknown) => this.options.onError?.(err))
@@ -427,9 +440,10 @@ export class Processor {
   /**
    * Waits until the holders of these metrics' shards have processed every
    * record acknowledged before the call: every record up to the shard's
-   * head then is gone or consumed by the metrics' states. A holder takes
-   * a record within its reorder window; a shard whose holder died waits
-   * for the lease to expire and a new holder, hence the deadline.
+   * head then is gone or consumed by the metrics' states. A holder asked
+   * to hurry takes those records at its next follow, without waiting for
+   * its reorder window; a shard whose holder died waits for the lease to
+   * expire and a new holder, hence the deadline.
    */
   private async awaitProcessedElsewhere(metricIds: string[]): Promise<void> {
     const { incoming, series } = this.options.drivers;
@@ -443,6 +457,7 @@ export class Processor {
     const deadline = performance.now() + 2 * this.leaseMs();
     for (const [shard, ids] of byShard) {
       const head = await incoming.head(shard);
+      let hurried = false;
       for (;;) {
         const snapshot = await series.load([...ids]);
         const lastSeqs = new Map<string, number>();
@@ -460,6 +475,8 @@ export class Processor {
           waiting = incomingEntries(bytes).some(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
         });
         if (!waiting) break;
+        if (!hurried) await incoming.hurry(shard, head);
+        hurried = true;
         if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} was not processed within ${2 * this.leaseMs()} ms`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 20)));
       }
@@ -510,8 +527,8 @@ export class Processor {
     // Spread the backlog over every worker rather than filling one batch.
     const free = Math.max(1, parallelism - this.running);
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
-    // No record has waited the window: no metric can be taken, spare the sweep over them all.
-    const due = this.oldestNoted() <= cutoff;
+    // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
+    const due = this.oldestNoted() <= cutoff || this.hurrying();
     while (due && this.running < parallelism) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
@@ -550,9 +567,42 @@ export class Processor {
     return undefined;
   }
 
-  /** How many of a metric's refs (oldest first) a round with this cutoff may process (engine/reorder-window.ts). */
+  /**
+   * How many of a metric's refs (oldest first) a round with this cutoff may
+   * process (engine/reorder-window.ts), and at least those up to the
+   * shard's hurry; none past the seq up to which every record of the shard
+   * is noted. When other nodes append too, this node notes its own records
+   * at once and theirs at the next follow: a record of its own may be noted
+   * before an older one of theirs for the same metric, which a state past
+   * both would count as consumed.
+   */
   private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
-    return takeable(refs, cutoff, this.options.reorderWindowMs ?? 0, this.followedUpTo(metricId));
+    const window = this.options.reorderWindowMs ?? 0;
+    const { incoming } = this.options.drivers;
+    if (!incoming.shared) return takeable(refs, cutoff, window);
+    const held = this.held.get(incoming.shardOf(metricId));
+    const followed = held?.cursor ?? -Infinity;
+    let taken = takeable(refs, cutoff, window, followed);
+    const hurry = Math.min(held?.hurry ?? 0, followed);
+    while (taken < refs.length && refs[taken]!.seq <= hurry) taken++;
+    return taken;
+  }
+
+  /** Whether a held shard still has records up to its hurry; forgets the hurries done. */
+  private hurrying(): boolean {
+    let any = false;
+    for (const held of this.held.values()) {
+      if (held.hurry === 0) continue;
+      let left = false;
+      for (const seq of held.live.keys()) {
+        if (seq > held.hurry) continue;
+        left = true;
+        break;
+      }
+      if (left) any = true;
+      else held.hurry = 0;
+    }
+    return any;
   }
 
   /** When the oldest push still being handled was received (ms, monotonic); Infinity when none is. Forgets those past the hold. */
@@ -563,19 +613,6 @@ export class Processor {
       this.receipts.delete(id);
     }
     return Infinity;
-  }
-
-  /**
-   * The seq up to which every record of the metric's shard is noted. When
-   * other nodes append too, this node notes its own records at once and
-   * theirs at the next follow: a record of its own may be noted before an
-   * older one of theirs for the same metric, which a state past both would
-   * count as consumed.
-   */
-  private followedUpTo(metricId: string): number {
-    const { incoming } = this.options.drivers;
-    if (!incoming.shared) return Infinity;
-    return this.held.get(incoming.shardOf(metricId))?.cursor ?? -Infinity;
   }
 
   /**
