@@ -23,7 +23,8 @@ export interface IncomingEntry {
   metricId: string;
   offset: number;
   count: number;
-  /** The latest timestamp among the points. */
+  /** The earliest and the latest timestamp among the points (engine/reorder-window.ts). */
+  oldest: number;
   newest: number;
 }
 
@@ -43,17 +44,22 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
     const count = timestamps.length;
     view.setUint32(offset, count, true);
     offset += 4;
-    entries.push({ metricId, offset, count, newest: latest(timestamps) });
+    entries.push({ metricId, offset, count, ...span(timestamps) });
     offset = writeFloats(view, offset, timestamps);
     offset = writeFloats(view, offset, values);
   }
   return { bytes, entries };
 }
 
-function latest(timestamps: Float64Array): number {
+function span(timestamps: Float64Array): { oldest: number; newest: number } {
+  let oldest = Infinity;
   let newest = -Infinity;
-  for (let i = 0; i < timestamps.length; i++) if (timestamps[i]! > newest) newest = timestamps[i]!;
-  return newest;
+  for (let i = 0; i < timestamps.length; i++) {
+    const t = timestamps[i]!;
+    if (t < oldest) oldest = t;
+    if (t > newest) newest = t;
+  }
+  return { oldest, newest };
 }
 
 /**
@@ -77,9 +83,14 @@ export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
     offset += 1 + idLength;
     const count = view.getUint32(offset, true);
     offset += 4;
+    let oldest = Infinity;
     let newest = -Infinity;
-    for (let k = 0; k < count; k++) newest = Math.max(newest, view.getFloat64(offset + 8 * k, true));
-    entries.push({ metricId, offset, count, newest });
+    for (let k = 0; k < count; k++) {
+      const t = view.getFloat64(offset + 8 * k, true);
+      oldest = Math.min(oldest, t);
+      newest = Math.max(newest, t);
+    }
+    entries.push({ metricId, offset, count, oldest, newest });
     offset += 16 * count;
   }
   return entries;

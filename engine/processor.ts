@@ -25,11 +25,12 @@ import type { IndexStore } from './drivers/index-store.js';
 import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
+import { RECEIVING_HOLD_MS, takeable, windowCutoff, type WindowRef } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
-/** A pending ref, with the latest timestamp of its points and when its record was noted (see batchable). */
-type PendingRef = IncomingRef & { newest: number; notedAt: number };
+/** A pending ref, with the span of its points' timestamps and when its record was noted (engine/reorder-window.ts). */
+type PendingRef = IncomingRef & WindowRef;
 
 interface LiveRecord {
   /** Metrics that still have points in it. */
@@ -40,13 +41,18 @@ interface LiveRecord {
 
 /**
  * A held shard: its lease's fence, its incoming records some metric still
- * has points in, in the order noted (the first is the oldest), and the
- * newest seq its records were scanned up to (see follow).
+ * has points in, in the order noted (the first is the oldest), the newest
+ * seq its records were scanned up to (see follow), and the greatest seq a
+ * refresh on another node asked to be processed now (see
+ * awaitProcessedElsewhere): `hurrySeen` as last read, `hurry` until no
+ * record up to it is left.
  */
 interface HeldShard {
   fence: Fence;
   live: Map<number, LiveRecord>;
   cursor: number;
+  hurrySeen: number;
+  hurry: number;
 }
 
 /** The least wait before retrying after a failed batch. */
@@ -73,10 +79,11 @@ export interface ProcessorOptions {
   /**
    * Milliseconds a push waits before background processing takes it, so that
    * pushes overtaking each other (collectors with requests in flight, agents
-   * racing) reach the same batch, sorted by timestamp, instead of the older
-   * points arriving after a newer one was processed and falling out of the
-   * back window. Reads with `refresh=true` take every pending measure at
-   * once. 0 or absent: no wait.
+   * racing, a push slowed by creating its resources: see receiving) are
+   * aggregated together, sorted by timestamp, instead of the older points
+   * arriving after a newer one was processed and falling out of the back
+   * window (engine/reorder-window.ts). Reads with `refresh=true` take every
+   * pending measure at once. 0 or absent: no wait.
    */
   reorderWindowMs?: number;
   /**
@@ -132,6 +139,9 @@ export class Processor {
   private unsubscribe: (() => void) | undefined;
   /** Batches whose commit was refused (FencedCommit): their lease lost, or their states changed, meanwhile. */
   private fenced = 0;
+  /** Pushes being handled (see receiving), by number, with when each was received (ms, monotonic): the first is the oldest. */
+  private readonly receipts = new Map<number, number>();
+  private received = 0;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -207,7 +217,7 @@ export class Processor {
     } finally {
       snapshot.release();
     }
-    this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0 });
+    this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0, hurrySeen: 0, hurry: 0 });
     for (const [seq, entries] of records) {
       const pending = entries.filter(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
       if (pending.length === 0) this.drop(shard, seq);
@@ -237,6 +247,14 @@ export class Processor {
         for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
         if (held.cursor > before) this.schedule(0);
       }
+      // Without a window, every record noted is taken at once anyway.
+      if ((this.options.reorderWindowMs ?? 0) <= 0) return;
+      for (const [shard, mark] of await incoming.hurried()) {
+        const held = this.held.get(shard);
+        if (held === undefined || mark <= held.hurrySeen) continue;
+        held.hurrySeen = held.hurry = mark;
+        this.schedule(0);
+      }
     })()
       .catch((err: unknown) => this.options.onError?.(err))
       .finally(() => (this.following = undefined));
@@ -261,9 +279,9 @@ export class Processor {
     if (held === undefined) return;
     const notedAt = performance.now();
     held.live.set(seq, { metrics: entries.length, notedAt });
-    for (const { metricId, offset, count, newest } of entries) {
+    for (const { metricId, offset, count, oldest, newest } of entries) {
       this.pendingMeasures += count;
-      const ref = { seq, offset, count, newest, notedAt };
+      const ref = { seq, offset, count, oldest, newest, notedAt };
       const refs = this.pending.get(metricId);
       if (refs === undefined) this.pending.set(metricId, [ref]);
       else {
@@ -274,6 +292,25 @@ export class Processor {
       }
     }
     this.schedule(0);
+  }
+
+  /**
+   * Notes a push received: until the release answered is called (once its
+   * points are noted, or it failed), the pushes noted after its receipt are
+   * not processed, as it may hold points older than theirs (see
+   * windowCutoff). A second release does nothing; a push never released
+   * stops holding after RECEIVING_HOLD_MS. Without a reorder window, notes
+   * nothing.
+   */
+  receiving(): () => void {
+    if ((this.options.reorderWindowMs ?? 0) <= 0) return () => undefined;
+    const id = ++this.received;
+    this.receipts.set(id, performance.now());
+    return () => {
+      const wasOldest = this.receipts.keys().next().value === id;
+      // The pushes it held back may be due now (its own points, if any, scheduled a round already).
+      if (this.receipts.delete(id) && wasOldest && this.pending.size > 0) this.schedule(0);
+    };
   }
 
   forget(metricId: string): void {
@@ -406,9 +443,10 @@ export class Processor {
   /**
    * Waits until the holders of these metrics' shards have processed every
    * record acknowledged before the call: every record up to the shard's
-   * head then is gone or consumed by the metrics' states. A holder takes
-   * a record within its reorder window; a shard whose holder died waits
-   * for the lease to expire and a new holder, hence the deadline.
+   * head then is gone or consumed by the metrics' states. A holder asked
+   * to hurry takes those records at its next follow, without waiting for
+   * its reorder window; a shard whose holder died waits for the lease to
+   * expire and a new holder, hence the deadline.
    */
   private async awaitProcessedElsewhere(metricIds: string[]): Promise<void> {
     const { incoming, series } = this.options.drivers;
@@ -422,6 +460,7 @@ export class Processor {
     const deadline = performance.now() + 2 * this.leaseMs();
     for (const [shard, ids] of byShard) {
       const head = await incoming.head(shard);
+      let hurried = false;
       for (;;) {
         const snapshot = await series.load([...ids]);
         const lastSeqs = new Map<string, number>();
@@ -439,6 +478,8 @@ export class Processor {
           waiting = incomingEntries(bytes).some(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
         });
         if (!waiting) break;
+        if (!hurried) await incoming.hurry(shard, head);
+        hurried = true;
         if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} was not processed within ${2 * this.leaseMs()} ms`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 20)));
       }
@@ -485,11 +526,13 @@ export class Processor {
   private round(): void {
     const { parallelism, intervalMs } = this.options;
     const window = this.options.reorderWindowMs ?? 0;
-    const cutoff = performance.now() - window;
+    const cutoff = windowCutoff(performance.now(), window, this.oldestReceiving());
     // Spread the backlog over every worker rather than filling one batch.
     const free = Math.max(1, parallelism - this.running);
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
-    while (this.running < parallelism) {
+    // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
+    const due = this.oldestNoted() <= cutoff || this.hurrying();
+    while (due && this.running < parallelism) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
@@ -528,39 +571,51 @@ export class Processor {
   }
 
   /**
-   * How many of a metric's refs (oldest first) a round may process: those
-   * noted by `cutoff`, and after them the younger ones whose points are all
-   * no later than the latest of those. Aggregating a point fixes what older
-   * points the back window still takes; a younger point that is not newer
-   * changes nothing of it, and taking it with its elders keeps a push that
-   * the cutoff happens to split from its overtaken neighbours. Always a
-   * prefix: states keep the highest record consumed, so none past the
-   * records followed, behind which another node's may still be unseen.
+   * How many of a metric's refs (oldest first) a round with this cutoff may
+   * process (engine/reorder-window.ts), and at least those up to the
+   * shard's hurry; none past the seq up to which every record of the shard
+   * is noted. When other nodes append too, this node notes its own records
+   * at once and theirs at the next follow: a record of its own may be noted
+   * before an older one of theirs for the same metric, which a state past
+   * both would count as consumed.
    */
   private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
-    const followed = this.followedUpTo(metricId);
-    let n = 0;
-    let newest = -Infinity;
-    for (; n < refs.length; n++) {
-      const ref = refs[n]!;
-      if (ref.seq > followed) break;
-      if (ref.notedAt <= cutoff) newest = Math.max(newest, ref.newest);
-      else if (ref.newest > newest) break;
-    }
-    return n;
+    const window = this.options.reorderWindowMs ?? 0;
+    const { incoming } = this.options.drivers;
+    if (!incoming.shared) return takeable(refs, cutoff, window);
+    const held = this.held.get(incoming.shardOf(metricId));
+    const followed = held?.cursor ?? -Infinity;
+    let taken = takeable(refs, cutoff, window, followed);
+    const hurry = Math.min(held?.hurry ?? 0, followed);
+    while (taken < refs.length && refs[taken]!.seq <= hurry) taken++;
+    return taken;
   }
 
-  /**
-   * The seq up to which every record of the metric's shard is noted. When
-   * other nodes append too, this node notes its own records at once and
-   * theirs at the next follow: a record of its own may be noted before an
-   * older one of theirs for the same metric, which a state past both would
-   * count as consumed.
-   */
-  private followedUpTo(metricId: string): number {
-    const { incoming } = this.options.drivers;
-    if (!incoming.shared) return Infinity;
-    return this.held.get(incoming.shardOf(metricId))?.cursor ?? -Infinity;
+  /** Whether a held shard still has records up to its hurry; forgets the hurries done. */
+  private hurrying(): boolean {
+    let any = false;
+    for (const held of this.held.values()) {
+      if (held.hurry === 0) continue;
+      let left = false;
+      for (const seq of held.live.keys()) {
+        if (seq > held.hurry) continue;
+        left = true;
+        break;
+      }
+      if (left) any = true;
+      else held.hurry = 0;
+    }
+    return any;
+  }
+
+  /** When the oldest push still being handled was received (ms, monotonic); Infinity when none is. Forgets those past the hold. */
+  private oldestReceiving(): number {
+    const expired = performance.now() - RECEIVING_HOLD_MS;
+    for (const [id, at] of this.receipts) {
+      if (at > expired) return at;
+      this.receipts.delete(id);
+    }
+    return Infinity;
   }
 
   /**

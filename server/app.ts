@@ -70,6 +70,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
+  // From the moment a push's headers are read until it is answered (its
+  // resources created, its points appended), the pushes noted after it
+  // arrived are not processed (engine/reorder-window.ts). A response always
+  // closes, when answered or when its connection is lost.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config?.pushesMeasures === true) reply.raw.once('close', ctx.engine.processor.receiving());
+    done();
+  });
   app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
   app.addHook('onRequest', authHook(ctx.config));
   app.addHook('onRequest', negotiationHook(ctx.engine));

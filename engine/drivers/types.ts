@@ -56,6 +56,14 @@ export interface IncomingLog {
   fetch(shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void>;
   /** Deletes a record no metric needs any more. */
   drop(shard: Shard, seq: number): Promise<void>;
+  /**
+   * Asks the shard's holder to process its records up to `seq` now, without
+   * waiting for its reorder window: a refresh on another node waits for
+   * them. A smaller seq than one asked before changes nothing.
+   */
+  hurry(shard: Shard, seq: number): Promise<void>;
+  /** Per shard, the greatest seq hurry was asked (none: not asked). */
+  hurried(): Promise<Map<Shard, number>>;
 }
 
 /** [metric, granularity, first timestamp]: granularity 0 holds the raw tail's chunks (engine/state-chunks.ts). */

@@ -24,6 +24,7 @@ describe('incoming records', () => {
     const { bytes, entries } = encodeIncomingBatch(new Map([['a', series([[0, 1], [1, 2]])], ['bb', series([])], ['c', series([[5, -0.5]])]]));
     expect(incomingEntries(bytes)).toEqual(entries);
     expect(entries.map((e) => [e.metricId, e.count])).toEqual([['a', 2], ['bb', 0], ['c', 1]]);
+    expect(entries.map((e) => [e.oldest, e.newest])).toEqual([[T0, T0 + S], [Infinity, -Infinity], [T0 + 5 * S, T0 + 5 * S]]);
     const c = series([[0, 0]]);
     copyIncomingSlice(bytes, entries[2]!.offset, entries[2]!.count, c, 0);
     expect([...c.timestamps, ...c.values]).toEqual([T0 + 5 * S, -0.5]);

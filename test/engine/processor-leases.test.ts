@@ -103,7 +103,7 @@ describe('shard leases', () => {
     await processor.open();
     processor.start();
     await push([1, 2]);
-    processor.noteIncoming(0, 999, [{ metricId: metric.id, offset: 0, count: 1, newest: T0 }]);
+    processor.noteIncoming(0, 999, [{ metricId: metric.id, offset: 0, count: 1, oldest: T0, newest: T0 }]);
     expect(pendingMetrics(), 'another holder\'s shard').toBe(0);
     coordinator.give([0]);
     await vi.waitFor(() => expect(leases).toEqual([{ shard: 0, fence: 7 }]));

@@ -21,6 +21,8 @@ export class LmdbIncomingLog implements IncomingLog {
   private seq: number | undefined;
   /** Seqs up to this are reserved in meta `incomingSeq`. */
   private reservedSeq = 0;
+  /** See hurry. */
+  private readonly marks = new Map<Shard, number>();
 
   constructor(private readonly storage: Storage) {}
 
@@ -73,5 +75,14 @@ export class LmdbIncomingLog implements IncomingLog {
 
   async drop(_shard: Shard, seq: number): Promise<void> {
     await this.storage.incomingBatches.remove(seq);
+  }
+
+  /** In memory: the one shard's holder is this process, whose refreshes process at once. */
+  async hurry(shard: Shard, seq: number): Promise<void> {
+    if (seq > (this.marks.get(shard) ?? 0)) this.marks.set(shard, seq);
+  }
+
+  async hurried(): Promise<Map<Shard, number>> {
+    return new Map(this.marks);
   }
 }

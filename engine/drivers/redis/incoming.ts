@@ -16,8 +16,8 @@ import type { Redis } from 'ioredis';
 import { shardOfMetric } from '../shard-hash.js';
 import type { IncomingLog, Shard } from '../types.js';
 import { guard, runScript, unavailable } from './connection.js';
-import { shardKeys } from './keys.js';
-import { APPEND } from './scripts.js';
+import { HURRY_KEY, shardKeys } from './keys.js';
+import { APPEND, HURRY } from './scripts.js';
 
 /** Stream entries read per call while scanning a shard. */
 const SCAN_PAGE = 1000;
@@ -79,6 +79,16 @@ export class RedisIncomingLog implements IncomingLog {
 
   async drop(shard: Shard, seq: number): Promise<void> {
     await guard(this.client.xdel(shardKeys.incoming(shard), `${seq}-0`));
+  }
+
+  async hurry(shard: Shard, seq: number): Promise<void> {
+    await guard(runScript(this.client, HURRY, [HURRY_KEY], [String(shard), String(seq)]));
+  }
+
+  /** One hash for every shard: a holder reads it at each follow, one call for all its shards. */
+  async hurried(): Promise<Map<Shard, number>> {
+    const marks = await guard(this.client.hgetall(HURRY_KEY));
+    return new Map(Object.entries(marks).map(([shard, seq]) => [Number(shard), Number(seq)]));
   }
 }
 

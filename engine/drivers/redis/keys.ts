@@ -31,6 +31,9 @@ export const shardKeys = {
   splitPrefix: (shard: Shard, metricId: string) => `${tag(shard)}:sp:${metricId}:`,
 };
 
+/** Hash shard → the greatest seq a refresh on another node asked the shard's holder to process now (IncomingLog.hurry). */
+export const HURRY_KEY = '{g:h}:hurry';
+
 export const memberKeys = {
   /** Set of the node ids that heartbeat (some maybe expired, removed at the next poll). */
   all: '{g:m}:members',

@@ -263,4 +263,13 @@ end
 return live`,
 };
 
-export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, SWEEP, LOCK, RENEW, RELEASE, HEARTBEAT];
+/** Raises a shard's hurry mark, never lowers it. KEYS: the hurry hash. ARGV: shard, seq. */
+export const HURRY: LuaScript = {
+  name: 'gnocchiHurry',
+  lua: `
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`,
+};
+
+export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, SWEEP, LOCK, RENEW, RELEASE, HEARTBEAT, HURRY];

@@ -78,6 +78,15 @@ for (const impl of IMPLEMENTATIONS) {
       }
     });
 
+    it('keep the greatest seq a shard\'s holder was hurried to', async () => {
+      const shards = Math.min(2, s.incoming.shards);
+      expect(await s.incoming.hurried()).toEqual(new Map());
+      await s.incoming.hurry(0, 5);
+      await s.incoming.hurry(0, 3);
+      await s.incoming.hurry(shards - 1, 9);
+      expect(await s.incoming.hurried()).toEqual(new Map([[0, shards === 1 ? 9 : 5], [shards - 1, 9]]));
+    });
+
     it('never give a seq again after a restart', async () => {
       const before = (await s.incoming.append(new Map([[0, bytes('before')]]))).get(0)!;
       await s.incoming.drop(0, before);
