@@ -15,7 +15,7 @@ import { FAILPOINTS, type FailpointName } from '../../engine/failpoints.js';
 import { call, prng, randInt, request, seedFromEnv, sleep } from '../reliability/harness.js';
 import { clusterView, everyShardHeld, expectInvariant, underLoad } from './checks.js';
 import { engineMissing, startPostgres, startRedis, type Engine } from './engines.js';
-import { startCluster, type ClusterNode, type ClusterOptions } from './nodes.js';
+import { startCluster, stopCluster, type ClusterNode, type ClusterOptions } from './nodes.js';
 import { createWorkload, WORKLOAD_POLICY, type Journal } from './workload.js';
 
 const SHARDS = 8;
@@ -111,14 +111,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes
     console.log(`armed ${armed.name} (shards ${armedShards.join(', ')}), writer ${writer.name}, reader ${reader.name}`);
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      for (const node of nodes) await node.stop();
-    } finally {
-      await pg?.stop();
-      await redis?.stop();
-    }
-  }, 120_000);
+  afterAll(() => stopCluster(nodes, [pg, redis]), 120_000);
 
   // 10 kills in all; a kill at push.appended costs no wait for the armed node to take its shards back.
   it.each<[FailpointName, number]>([

@@ -10,7 +10,7 @@ import { shardKeys } from '../../engine/drivers/redis/keys.js';
 import { call, prng, randInt, seedFromEnv, sleep } from '../reliability/harness.js';
 import { engineMissing, startPostgres, startRedis, type DownSignal, type Engine } from './engines.js';
 import { clusterView, describeStatuses, everyShardHeld, expectInvariant as expectInvariantThrough, since, underLoad } from './checks.js';
-import { ClusterNode, startCluster, type ClusterOptions } from './nodes.js';
+import { ClusterNode, startCluster, stopCluster, type ClusterOptions } from './nodes.js';
 import { createWorkload, push, WORKLOAD_POLICY, type Journal } from './workload.js';
 
 const SHARDS = 8;
@@ -52,14 +52,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     nodes = await startCluster(3, options);
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      for (const node of nodes) await node.stop();
-    } finally {
-      await pg?.stop();
-      await redis?.stop();
-    }
-  }, 120_000);
+  afterAll(() => stopCluster(nodes, [pg, redis]), 120_000);
 
   it('kill -9 of a random node at random moments, 10 cycles, each restarted', async () => {
     const rand = prng(SEED);

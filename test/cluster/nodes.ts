@@ -112,3 +112,12 @@ export async function startCluster(count: number, options: ClusterOptions): Prom
   for (let i = 1; i <= count; i++) nodes.push(await ClusterNode.start(`n${i}`, options));
   return nodes;
 }
+
+/** Stops the nodes, then the engines they ran on, whatever failed before. */
+export async function stopCluster(nodes: readonly ClusterNode[], engines: readonly ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
+  try {
+    for (const node of nodes) await node.stop();
+  } finally {
+    for (const engine of engines) await engine?.stop();
+  }
+}

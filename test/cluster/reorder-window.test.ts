@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOfMetric } from '../../engine/drivers/shard-hash.js';
 import { call, sleep } from '../reliability/harness.js';
 import { engineMissing, startPostgres, startRedis, type Engine } from './engines.js';
-import { startCluster, type ClusterNode } from './nodes.js';
+import { startCluster, stopCluster, type ClusterNode } from './nodes.js';
 
 const SHARDS = 4;
 const missing = engineMissing('postgresql') ?? engineMissing('redis');
@@ -35,14 +35,7 @@ describe.skipIf(missing !== undefined)(missing ?? 'the reorder window in a clust
     nodes = await startCluster(2, { index: pg.url, redis: redis.url, shards: SHARDS, leaseMs: 2000, args: ['--reorder-window', '60000', '--workers', '1'] });
   }, 120_000);
 
-  afterAll(async () => {
-    try {
-      for (const node of nodes) await node.stop();
-    } finally {
-      await pg?.stop();
-      await redis?.stop();
-    }
-  }, 120_000);
+  afterAll(() => stopCluster(nodes, [pg, redis]), 120_000);
 
   it('a refresh through a node that does not hold the metric\'s shard has the holder process it now', { timeout: 90_000 }, async () => {
     const [reader, holder] = nodes as [ClusterNode, ClusterNode];

@@ -3,6 +3,7 @@
 // Times are ms; a push's points are given as [oldest, newest] timestamps.
 import { describe, expect, it } from 'vitest';
 import { RECEIVING_HOLD_MS, takeable, windowCutoff, type WindowRef } from '../../engine/reorder-window.js';
+import { prng } from '../reliability/harness.js';
 
 const W = 100;
 const NOW = 1_000;
@@ -51,16 +52,6 @@ describe('windowCutoff', () => {
   });
 });
 
-/** mulberry32: the same sequences on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 interface Simulated {
   /** Batches that left behind a point older than their latest, and of those the ones taken before their oldest push had waited twice the window. */
@@ -78,7 +69,7 @@ interface Simulated {
  * processor does.
  */
 function simulate(seed: number, n: number, spread: number, gap: number, interval: number): Simulated {
-  const next = random(seed);
+  const next = prng(seed);
   const keys = Array.from({ length: n }, (_, t) => t + spread * next());
   const order = Array.from({ length: n }, (_, t) => t).sort((a, b) => keys[a]! - keys[b]!);
   const noted = order.map((t, i) => ({ seq: i + 1, oldest: t, newest: t, notedAt: i * gap + gap * next() }));
