@@ -60,17 +60,24 @@ const DELETES_IN_FLIGHT = 2;
 /** Milliseconds the requests of ensureBucket may take: Ceph creates pools on a new bucket's first requests. */
 const SETUP_TIMEOUT_MS = 60_000;
 
-/** `err` as EngineUnavailable when the store did not answer, or answered 5xx or 429; otherwise as it is. */
+/**
+ * `err` as EngineUnavailable when the store did not answer, answered 5xx or
+ * 429, or said the bucket is missing (made at start-up: Swift says so while
+ * its container server is still starting); otherwise as it is.
+ */
 export function storeFailure(err: unknown): unknown {
   if (err instanceof EngineUnavailable || !(err instanceof Error)) return err;
   const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   // No HTTP status: the request got no answer (refused, reset, timed out).
-  if (status === undefined || status >= 500 || status === 429) return new EngineUnavailable('object store', `${err.name}: ${err.message}`);
+  if (status === undefined || status >= 500 || status === 429 || err.name === 'NoSuchBucket') {
+    return new EngineUnavailable('object store', `${err.name}: ${err.message}`);
+  }
   return err;
 }
 
+/** The object is missing (a missing bucket is the store's failure, see storeFailure). */
 function isNotFound(err: unknown): boolean {
-  return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+  return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404 && (err as Error).name !== 'NoSuchBucket';
 }
 
 /** Runs `task` over `items`, `limit` at a time; rejects with the first failure once the tasks started have settled. */
