@@ -14,20 +14,10 @@
  * ~14% dearer than with no cache at all).
  */
 import type { Series } from './aggregation.js';
-
-interface Entry {
-  encoded: Buffer;
-  decoded: Series;
-  cost: number;
-  /** Its index in `ids`. */
-  slot: number;
-}
+import { RandomEvictionMap } from './random-eviction.js';
 
 export class DecodedSplitCache {
-  private readonly entries = new Map<string, Entry>();
-  /** The ids of `entries`, for picking one at random; each entry knows its slot. */
-  private readonly ids: string[] = [];
-  private used = 0;
+  private readonly entries: RandomEvictionMap<{ encoded: Buffer; decoded: Series }>;
   /** Lookups answered and not, since start. */
   hits = 0;
   misses = 0;
@@ -35,11 +25,13 @@ export class DecodedSplitCache {
   /** `budget` in bytes; 0 disables the cache. */
   constructor(
     readonly budget: number,
-    private readonly random: () => number = Math.random,
-  ) {}
+    random: () => number = Math.random,
+  ) {
+    this.entries = new RandomEvictionMap(budget, random);
+  }
 
   get bytes(): number {
-    return this.used;
+    return this.entries.cost;
   }
 
   /** The split decoded under `id` from exactly `encoded`, if kept. */
@@ -56,23 +48,6 @@ export class DecodedSplitCache {
   /** Keeps `decoded` (which its users must not modify) with a copy of `encoded`. */
   set(id: string, encoded: Uint8Array, decoded: Series): void {
     const cost = encoded.byteLength + decoded.timestamps.byteLength + decoded.values.byteLength + id.length;
-    if (cost > this.budget) return;
-    this.remove(id);
-    while (this.used + cost > this.budget) this.remove(this.ids[Math.floor(this.random() * this.ids.length)]!);
-    this.entries.set(id, { encoded: Buffer.from(encoded), decoded, cost, slot: this.ids.push(id) - 1 });
-    this.used += cost;
-  }
-
-  private remove(id: string): void {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return;
-    this.entries.delete(id);
-    this.used -= entry.cost;
-    // Swap the last id into the freed slot.
-    const last = this.ids.pop()!;
-    if (last !== id) {
-      this.ids[entry.slot] = last;
-      this.entries.get(last)!.slot = entry.slot;
-    }
+    if (cost <= this.budget) this.entries.set(id, { encoded: Buffer.from(encoded), decoded }, cost);
   }
 }
