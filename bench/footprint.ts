@@ -236,7 +236,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
     const used = r.stats.usedPages * r.stats.pageSize;
     const databases = [...r.stats.databases].sort((a, b) => b.bytes - a.bytes);
     console.log(
-      `\n${r.server}: LMDB file ${MB(r.stats.fileBytes)} MB, pages in use ${MB(used)} MB, stored points ${r.stats.storedPoints}\n\n` +
+      `\n${r.server}: LMDB file ${MB(r.stats.fileBytes)} MB, pages in use ${MB(used)} MB, incoming segments ${MB(r.stats.incoming.bytes)} MB, stored points ${r.stats.storedPoints}\n\n` +
         table(
           ['database', 'records', 'MB', 'share'],
           databases.map((d) => [d.name, d.records, MB(d.bytes), used === 0 ? '-' : `${((100 * d.bytes) / used).toFixed(1)}%`]),

@@ -14,6 +14,7 @@ import { decodeMetricState } from './metric-state.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { decodeStoredSplit, rawRowCount, type SplitColumns } from './split.js';
 import { decodeChunk } from './state-chunks.js';
+import { incomingDir, segmentFiles, segmentPath } from './drivers/lmdb/segment-log.js';
 import { dbPath, type Storage } from './storage.js';
 
 /** A B-tree's figures as LMDB's mdb_stat gives them (lmdb-js getStats()). */
@@ -92,6 +93,17 @@ export interface StorageStats {
   storedPoints: number;
   /** Bytes of used pages per stored point; null without points. */
   bytesPerPoint: number | null;
+  /** The incoming segment files beside the environment (engine/drivers/lmdb/segment-log.ts). */
+  incoming: { segments: number; bytes: number };
+}
+
+/** A running server deletes segments as it goes: one gone since it was listed counts nothing. */
+function incomingFiles(dataDir: string): StorageStats['incoming'] {
+  const dir = incomingDir(dataDir);
+  const segments = segmentFiles(dir);
+  const files = [...segments.map((n) => segmentPath(dir, n)), ...segmentFiles(dir, 'drops').map((n) => segmentPath(dir, n, 'drops'))];
+  const bytes = files.reduce((sum, path) => sum + (statSync(path, { throwIfNoEntry: false })?.size ?? 0), 0);
+  return { segments: segments.length, bytes };
 }
 
 /** A named database opened for its bytes: keys and values as stored. */
@@ -220,6 +232,7 @@ export function storageStats(storage: Storage, dataDir: string, progress: Progre
       points,
       storedPoints,
       bytesPerPoint: storedPoints === 0 ? null : (usedPages * pageSize) / storedPoints,
+      incoming: incomingFiles(dataDir),
     };
   } finally {
     task.finish();

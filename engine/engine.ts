@@ -145,11 +145,12 @@ interface NodeReport {
 
 /** The embedded mode's engines: one LMDB environment. */
 function embeddedBackends(storage: Storage, options: EngineOptions, hooks: LmdbIndexHooks): Backends {
+  const drivers = lmdbDrivers(storage, options.dataDir);
   return {
-    drivers: lmdbDrivers(storage),
+    drivers,
     index: new LmdbIndexStore(storage, { ...hooks, ...(options.progress === undefined ? {} : { progress: options.progress }) }),
     location: { kind: 'lmdb', dataDir: options.dataDir },
-    close: async () => {},
+    close: () => drivers.incoming.close(),
   };
 }
 
@@ -418,11 +419,12 @@ export class Engine {
   /**
    * lmdb-js grows its map past `mapSize` on demand (its LMDB allocates more
    * pages instead of failing with MDB_MAP_FULL), so the configured map size
-   * is enforced here, for pushes: refuse (507) when the pages in use plus
-   * this write would pass it. The file's high-water mark is checked first
-   * (cheap); only past it are the pages in use counted, so pushes resume
-   * once processing has freed incoming pages. Processing and index writes
-   * are not limited: they must not fail half-way.
+   * is enforced here, for pushes, whose processing writes into the map:
+   * refuse (507) when the pages in use plus this push's bytes would pass it.
+   * The file's high-water mark is checked first (cheap); only past it are
+   * the pages in use counted, so pushes resume once pages are freed.
+   * Processing and index writes are not limited: they must not fail
+   * half-way.
    */
   private checkSpace(bytes: number): void {
     const limit = this.options.mapSize ?? DEFAULT_MAP_SIZE;

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { incomingDir } from '../../engine/drivers/lmdb/segment-log.js';
 import { dbPath } from '../../engine/storage.js';
 import { DATA_DIR_HELP, NotADataDir, PROGRESS_HELP, Refused, parseFlags, required, type AdminCommand } from './args.js';
 import { copyFile } from './copy.js';
@@ -61,6 +62,8 @@ export const restore: AdminCommand = {
         throw err;
       }
       mkdirSync(dbPath(dataDir), { recursive: true });
+      // The former data's pending measures are not the backup's (the backup's own are in its file).
+      if (existsSync(incomingDir(dataDir))) renameSync(incomingDir(dataDir), join(staging, 'former-incoming'));
       // One rename: D holds either its former data or the backup, whatever happens.
       renameSync(dataFile(staging), dataFile(dataDir));
     } finally {

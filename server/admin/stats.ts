@@ -19,6 +19,7 @@ function render(s: StorageStats, dataDir: string): string {
   return [
     `${dataDir}: file ${bytes(s.fileBytes)}, page ${s.pageSize} B`,
     `pages: ${s.filePages} in the file, ${s.usedPages} used (${bytes(used)}), ${s.freePages} free`,
+    `incoming: ${s.incoming.segments} segment files, ${bytes(s.incoming.bytes)} (measures not yet processed, and consumed ones until their whole segment is)`,
     '',
     ...table([
       ['database', 'records', 'key bytes', 'value bytes', 'depth', 'branch', 'leaf', 'overflow', 'page bytes', 'share'],
@@ -51,7 +52,8 @@ export const stats: AdminCommand = {
     '',
     'Read-only (safe beside a running server). For each LMDB named database: records, key and value',
     'bytes, B-tree depth and pages (branch, leaf, overflow) and their bytes and share of the pages in',
-    'use; for the file: its size, its pages, those in use and those free; counts of metrics, resources',
+    'use; for the file: its size, its pages, those in use and those free; the incoming segment files',
+    '(D/incoming/: measures accepted and not yet processed); counts of metrics, resources',
     'and sealed splits; the points stored (rows of sealed and open splits, raw back-window points) and',
     'the bytes of pages in use per stored point.',
     '',

@@ -177,6 +177,7 @@ describe('gnocchi-ts stats', () => {
     expect(stats.storedPoints).toBe(stats.points.sealedRows + stats.points.openRows + stats.points.tailPoints);
     expect(stats.bytesPerPoint).toBeCloseTo((stats.usedPages * stats.pageSize) / stats.storedPoints, 6);
     expect(stats.freePages).toBe(stats.filePages - stats.usedPages);
+    expect(stats.incoming, 'every measure processed: no incoming segment left').toEqual({ segments: 0, bytes: 0 });
     const byName = new Map(stats.databases.map((d: { name: string }) => [d.name, d]));
     expect(byName.get('splits')).toMatchObject({ records: 4 });
     expect(byName.get('metrics')).toMatchObject({ records: 2 });
@@ -215,6 +216,27 @@ describe('gnocchi-ts backup and restore', () => {
     const restored = await startServer(restoredDir);
     for (const [i, id] of metricIds.entries()) expect(await measures(restored, id)).toEqual(expected[i]);
     expect((await call(restored, 'GET', `/v1/metric/${busy.body.id}`)).status).toBe(200);
+    await restored.stop();
+  });
+
+  it('keeps the measures accepted but not yet processed when the backup is taken', async () => {
+    // A reorder window of an hour: nothing is processed before the backup.
+    const held = await startServer(join(SCRATCH, 'held'), { GNOCCHI_REORDER_WINDOW: '3600000' });
+    const metric = await call(held, 'POST', '/v1/metric', { archive_policy_name: 'low' });
+    expect((await call(held, 'POST', `/v1/metric/${metric.body.id}/measures`, points(50))).status).toBe(202);
+    const waiting = JSON.parse((await gnocchi(['stats', '--data-dir', held.dir, '--json'])).stdout);
+    expect(waiting.incoming.segments).toBe(1);
+    expect(waiting.incoming.bytes).toBeGreaterThan(50 * 16);
+    const file = join(SCRATCH, 'backups', 'held.mdb');
+    expect((await gnocchi(['backup', '--data-dir', held.dir, '--to', file])).code).toBe(0);
+    const expected = (await measures(held, metric.body.id)) as { mean: unknown[] };
+    expect(expected.mean.length).toBeGreaterThan(0);
+    await held.stop();
+
+    const dir = join(SCRATCH, 'held-restored');
+    expect((await gnocchi(['restore', '--from', file, '--data-dir', dir])).code).toBe(0);
+    const restored = await startServer(dir);
+    expect(await measures(restored, metric.body.id)).toEqual(expected);
     await restored.stop();
   });
 

@@ -2,11 +2,15 @@
 import { openStorage, type Storage } from '../../storage.js';
 import type { Drivers } from '../types.js';
 import { LocalCoordinator } from './coordinator.js';
-import { LmdbIncomingLog } from './incoming.js';
+import { SegmentIncomingLog } from './segment-log.js';
 import { LmdbSeriesStore } from './series.js';
 
-export function lmdbDrivers(storage: Storage): Drivers {
-  return { incoming: new LmdbIncomingLog(storage), series: new LmdbSeriesStore(storage), coordinator: new LocalCoordinator() };
+export interface LmdbDrivers extends Drivers {
+  incoming: SegmentIncomingLog;
+}
+
+export function lmdbDrivers(storage: Storage, dataDir: string): LmdbDrivers {
+  return { incoming: new SegmentIncomingLog(storage, dataDir), series: new LmdbSeriesStore(storage), coordinator: new LocalCoordinator() };
 }
 
 const threadDrivers = new Map<string, Drivers>();
@@ -18,7 +22,7 @@ const threadDrivers = new Map<string, Drivers>();
 export function threadLmdbDrivers(dataDir: string): Drivers {
   let drivers = threadDrivers.get(dataDir);
   if (drivers === undefined) {
-    drivers = lmdbDrivers(openStorage(dataDir));
+    drivers = lmdbDrivers(openStorage(dataDir), dataDir);
     threadDrivers.set(dataDir, drivers);
   }
   return drivers;

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { until } from './until.js';
-import { lmdbDrivers } from '../../../engine/drivers/lmdb/drivers.js';
+import { lmdbDrivers, type LmdbDrivers } from '../../../engine/drivers/lmdb/drivers.js';
 import { dropSeries } from '../../../engine/drivers/lmdb/series.js';
 import { redisDrivers, type RedisDrivers } from '../../../engine/drivers/redis/drivers.js';
 import type { Drivers, IncomingLog, Lease, SeriesStore, Shard } from '../../../engine/drivers/types.js';
@@ -41,11 +41,11 @@ export interface Implementation {
 
 class LmdbSubject implements Subject {
   private storage: Storage;
-  private drivers: Drivers;
+  private drivers: LmdbDrivers;
 
   constructor(private readonly dir: string) {
     this.storage = openStorage(dir);
-    this.drivers = lmdbDrivers(this.storage);
+    this.drivers = lmdbDrivers(this.storage, dir);
   }
 
   get incoming(): IncomingLog {
@@ -72,12 +72,14 @@ class LmdbSubject implements Subject {
   }
 
   async restart(): Promise<void> {
+    await this.drivers.incoming.close();
     await this.storage.close();
     this.storage = openStorage(this.dir);
-    this.drivers = lmdbDrivers(this.storage);
+    this.drivers = lmdbDrivers(this.storage, this.dir);
   }
 
   async close(): Promise<void> {
+    await this.drivers.incoming.close();
     await this.storage.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
