@@ -24,9 +24,11 @@ import { entryCount } from './db-stats.js';
 import type { MetricRecord } from './index.js';
 import { decodeMetricState, encodeMetricState, METRIC_STATE_VERSION, type MetricState, type OpenSplit } from './metric-state.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
-import { keyTarget, type ValueKey } from './resource-index-keys.js';
+import { decodeKey, entryBytes, entryTarget, type StoredValue } from './resource-index-keys.js';
+import { IndexNames } from './resource-index-names.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
-import { indexedTypes, valueIndexKeys } from './resource-value-index.js';
+import { indexedFields, targetOf } from './resource-value-index.js';
+import { indexedTypes } from './resources.js';
 import type { ResourceTypeRecord } from './resource-type.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
 import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
@@ -108,12 +110,17 @@ class Checker {
   private lastMetric: { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
   /** The series records as processing and reads see them. */
   private readonly series: SeriesSnapshot;
+  /** The value index's names, as of the check's snapshot. */
+  private readonly names: IndexNames;
+  private readonly attributes: (type: string) => readonly string[] | undefined;
 
   constructor(
     private readonly storage: Storage,
     private readonly task: ProgressTask,
   ) {
     this.series = lmdbSnapshot(storage);
+    this.names = new IndexNames(storage.meta).refresh();
+    this.attributes = attributeNames(storage);
   }
 
   fault(kind: FaultKind, db: string, key: unknown, reason: string): void {
@@ -350,8 +357,7 @@ class Checker {
   }
 
   resources(): void {
-    const { storage } = this;
-    const attributes = attributeNames(storage);
+    const { storage, attributes } = this;
     for (const { key, value } of storage.resources.getRange()) {
       this.read('resources');
       const r = value as ResourceRecord;
@@ -362,7 +368,7 @@ class Checker {
       }
       this.expect('resources_by_type', storage.resourcesByType, [[r.type, r.id]], true);
       this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, revisionStartKeys(r), true);
-      this.expect('resources_by_value', storage.resourcesByValue, valueIndexKeys(currentRevision(r), attrs), r.revisionStart);
+      this.expectValues('resource_values', storage.resourceValues, currentRevision(r), attrs);
     }
     for (const { key, value } of storage.resourceHistory.getRange()) {
       this.read('resource_history');
@@ -372,7 +378,7 @@ class Checker {
         this.fault('resource-type-missing', 'resource_history', key, `resource type ${r.type} does not exist`);
         continue;
       }
-      this.expect('resource_history_by_value', storage.resourceHistoryByValue, valueIndexKeys(r, attrs, r.revision), r.revisionStart);
+      this.expectValues('resource_history_values', storage.resourceHistoryValues, r, attrs);
     }
   }
 
@@ -386,13 +392,24 @@ class Checker {
     }
   }
 
+  /** The value index entries of a revision must be in `db` (a dup each). */
+  private expectValues(name: string, db: Storage['resourceValues'], r: Revision, attrs: readonly string[]): void {
+    const typeCode = this.names.typeCode(r.type);
+    for (const [field, value] of indexedFields(r, attrs)) {
+      this.expected.set(name, (this.expected.get(name) ?? 0) + 1);
+      const fieldCode = this.names.fieldCode(field);
+      const entry = typeCode === undefined || fieldCode === undefined ? undefined : entryBytes(typeCode, fieldCode, value, targetOf(r));
+      if (entry === undefined || !db.doesExist(entry.key, entry.dup)) this.fault('index-missing', name, valueKey(r, field, value), 'no entry');
+    }
+  }
+
   /**
    * Whether `db` may hold entries no resource gives. When every expected
    * entry was found and the database holds just as many, it holds nothing
    * else: the walk of its entries (a rebuild of their resource's entries
    * each) is saved.
    */
-  private mayHoldExtras(name: string, db: Storage['resourcesByValue'] | Storage['resourcesByType'] | Storage['resourcesByRevisionStart']): boolean {
+  private mayHoldExtras(name: string, db: Storage['resourceValues'] | Storage['resourcesByType'] | Storage['resourcesByRevisionStart']): boolean {
     const stored = entryCount(db);
     if ((this.faultsIn.get(name) ?? 0) > 0 || stored !== (this.expected.get(name) ?? 0)) return true;
     if (stored > 0) this.checked[name] = stored;
@@ -403,17 +420,7 @@ class Checker {
   /** Every index entry must be one its resource (or revision) gives. */
   extraIndexEntries(): void {
     const { storage } = this;
-    const attributes = attributeNames(storage);
     const resource = (id: string) => storage.resources.get(id) as ResourceRecord | undefined;
-    // A revision of a missing type has unknown entries: it was reported as such.
-    const gives = (r: Revision | undefined, key: ValueKey, revision?: number): boolean => {
-      if (r === undefined) return false;
-      const attrs = attributes(r.type);
-      if (attrs === undefined) return true;
-      const wanted = keyString(key);
-      for (const k of valueIndexKeys(r, attrs, revision)) if (keyString(k) === wanted) return true;
-      return false;
-    };
     if (this.mayHoldExtras('resources_by_type', storage.resourcesByType)) {
       for (const key of storage.resourcesByType.getKeys()) {
         this.read('resources_by_type');
@@ -429,30 +436,54 @@ class Checker {
         }
       }
     }
-    if (this.mayHoldExtras('resources_by_value', storage.resourcesByValue)) {
-      for (const key of storage.resourcesByValue.getKeys()) {
-        this.read('resources_by_value');
-        const { id } = keyTarget(key);
-        const r = resource(id);
-        if (!gives(r === undefined ? undefined : currentRevision(r), key)) {
-          this.fault('index-extra', 'resources_by_value', key, `resource ${id} has no such entry`);
-        }
-      }
-    }
-    if (this.mayHoldExtras('resource_history_by_value', storage.resourceHistoryByValue)) {
-      for (const key of storage.resourceHistoryByValue.getKeys()) {
-        this.read('resource_history_by_value');
-        const { id, revision } = keyTarget(key);
-        const r = storage.resourceHistory.get([id, revision]) as Revision | undefined;
-        if (!gives(r, key, revision)) {
-          this.fault('index-extra', 'resource_history_by_value', key, `revision ${revision} of resource ${id} has no such entry`);
+    for (const [name, db, history] of [
+      ['resource_values', storage.resourceValues, false],
+      ['resource_history_values', storage.resourceHistoryValues, true],
+    ] as const) {
+      if (!this.mayHoldExtras(name, db)) continue;
+      for (const { key, value } of db.getRange()) {
+        this.read(name);
+        const target = entryTarget(key, value, history);
+        const r = history
+          ? (storage.resourceHistory.get([target.id, target.revision]) as Revision | undefined)
+          : currentOf(resource(target.id));
+        if (!this.gives(r, key, value)) {
+          const { typeCode, fieldCode, value: keyValue } = decodeKey(key);
+          const shown = [this.names.typeName(typeCode) ?? typeCode, this.names.fieldName(fieldCode) ?? fieldCode, keyValue, target.id];
+          if (history) shown.push(target.revision);
+          this.fault('index-extra', name, shown, `${history ? `revision ${target.revision} of ` : ''}resource ${target.id} has no such entry`);
         }
       }
     }
   }
+
+  /** Whether revision `r` gives the value index entry `key`, `dup`. */
+  private gives(r: Revision | undefined, key: Buffer, dup: Buffer): boolean {
+    if (r === undefined) return false;
+    const attrs = this.attributes(r.type);
+    // A revision of a missing type has unknown entries: it was reported as such.
+    if (attrs === undefined) return true;
+    const { typeCode, fieldCode } = decodeKey(key);
+    const field = this.names.fieldName(fieldCode);
+    if (typeCode !== this.names.typeCode(r.type) || field === undefined) return false;
+    for (const [f, value] of indexedFields(r, attrs)) {
+      if (f !== field) continue;
+      const entry = entryBytes(typeCode, fieldCode, value, targetOf(r));
+      return entry.key.equals(key) && entry.dup.equals(dup);
+    }
+    return false;
+  }
+}
+
+/** How a fault shows a value index entry: type, field, value, id (, revision). */
+function valueKey(r: Revision, field: string, value: StoredValue): unknown[] {
+  const key: unknown[] = [r.type, field, value, r.id];
+  if (r.revision !== -1) key.push(r.revision);
+  return key;
 }
 
 const currentRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+const currentOf = (r: ResourceRecord | undefined): Revision | undefined => (r === undefined ? undefined : currentRevision(r));
 
 function* revisionStartKeys(r: ResourceRecord): Generator<[string, number, string]> {
   for (const type of indexedTypes(r.type)) yield [type, r.revisionStart, r.id];
@@ -482,8 +513,8 @@ export function checkStorage(storage: Storage, progress: Progress = silentProgre
     storage.resourceHistory,
     storage.resourcesByType,
     storage.resourcesByRevisionStart,
-    storage.resourcesByValue,
-    storage.resourceHistoryByValue,
+    storage.resourceValues,
+    storage.resourceHistoryValues,
   ].reduce((n, db) => n + entryCount(db), 0);
   const task = progress.task('checking', walked);
   try {

@@ -15,7 +15,7 @@ import { silentProgress, type Progress, type ProgressTask } from './progress.js'
 import { decodeStoredSplit, rawRowCount, type SplitColumns } from './split.js';
 import { decodeChunk } from './state-chunks.js';
 import { incomingDir, segmentFiles, segmentPath } from './drivers/lmdb/segment-log.js';
-import { dbPath, type Storage } from './storage.js';
+import { dbPath, DUP_SORT_DBS, type Storage } from './storage.js';
 
 /** A B-tree's figures as LMDB's mdb_stat gives them (lmdb-js getStats()). */
 interface TreeStats {
@@ -119,7 +119,32 @@ function rawViews(storage: Storage): RawView[] {
   }));
 }
 
-function databaseStats({ name, db }: RawView, task: ProgressTask): DatabaseStats {
+/** Bytes of LMDB's page header in the lmdb-js builds. */
+const PAGE_HEADER = 24;
+
+/**
+ * Pages of the trees a dupSort database keeps for keys whose dups outgrow
+ * the key's node, which LMDB's counts leave out: estimated from each key's
+ * dup count and size as full leaf pages (and the branch pages above them).
+ * A lower bound: pages split half full hold fewer.
+ */
+function dupTreePages(db: Database<Buffer, Buffer>, pageSize: number): { branch: number; leaf: number } {
+  // LMDB's largest node (me_nodemax): larger dups move to their own tree.
+  const nodeMax = (((pageSize - PAGE_HEADER) / 2) & ~1) - 2;
+  let branch = 0;
+  let leaf = 0;
+  for (const key of db.getKeys()) {
+    const n = db.getValuesCount(key);
+    const size = db.get(key)?.length ?? 0;
+    if (8 + key.length + PAGE_HEADER + n * size <= nodeMax) continue;
+    const leaves = Math.ceil(n / Math.floor((pageSize - PAGE_HEADER) / size));
+    leaf += leaves;
+    if (leaves > 1) branch += Math.ceil(leaves / Math.floor((pageSize - PAGE_HEADER) / (8 + size + 2)));
+  }
+  return { branch, leaf };
+}
+
+function databaseStats({ name, db }: RawView, task: ProgressTask, dupTrees = { branch: 0, leaf: 0 }): DatabaseStats {
   const s = treeStats(db);
   let keyBytes = 0;
   let valueBytes = 0;
@@ -134,10 +159,10 @@ function databaseStats({ name, db }: RawView, task: ProgressTask): DatabaseStats
     keyBytes,
     valueBytes,
     treeDepth: s.treeDepth,
-    branchPages: s.treeBranchPageCount,
-    leafPages: s.treeLeafPageCount,
+    branchPages: s.treeBranchPageCount + dupTrees.branch,
+    leafPages: s.treeLeafPageCount + dupTrees.leaf,
     overflowPages: s.overflowPages,
-    bytes: pagesOf(s) * s.pageSize,
+    bytes: (pagesOf(s) + dupTrees.branch + dupTrees.leaf) * s.pageSize,
   };
 }
 
@@ -198,12 +223,12 @@ export interface PageUsage {
   usedPages: number;
 }
 
-function pageUsage(env: EnvironmentStats, views: RawView[]): PageUsage {
-  const named = views.reduce((n, v) => n + pagesOf(treeStats(v.db)), 0);
+function pageUsage(env: EnvironmentStats, views: RawView[], dupTreePageCount = 0): PageUsage {
+  const named = views.reduce((n, v) => n + pagesOf(treeStats(v.db)), 0) + dupTreePageCount;
   return { pageSize: env.pageSize, filePages: env.lastPageNumber + 1, usedPages: named + pagesOf(env) + pagesOf(env.free) + META_PAGES };
 }
 
-/** Pages in use, from LMDB's counts (no walk): what a compacting copy writes, about. */
+/** Pages in use, from LMDB's counts (no walk, so without the dup trees of dupSort databases): what a compacting copy writes, about. */
 export function environmentPages(storage: Storage): PageUsage {
   return pageUsage(storage.root.getStats() as EnvironmentStats, rawViews(storage));
 }
@@ -215,9 +240,15 @@ export function storageStats(storage: Storage, dataDir: string, progress: Progre
   const walked = views.reduce((n, v) => n + entryCount(v.db), 0) + entryCount(storage.splits) + entryCount(storage.states) + entryCount(storage.stateChunks);
   const task = progress.task('reading', walked);
   try {
-    const databases = views.map((view) => databaseStats(view, task));
+    const dupSorted = new Map(Object.entries(DUP_SORT_DBS).map(([field, name]) => [name as string, storage[field as keyof typeof DUP_SORT_DBS]]));
+    const dupTrees = new Map(views.flatMap(({ name }) => {
+      const db = dupSorted.get(name);
+      return db === undefined ? [] : [[name, dupTreePages(db, env.pageSize)] as const];
+    }));
+    const databases = views.map((view) => databaseStats(view, task, dupTrees.get(view.name)));
     const points = countPoints(storage, task);
-    const { pageSize, filePages, usedPages } = pageUsage(env, views);
+    const dupTreePageCount = [...dupTrees.values()].reduce((n, t) => n + t.branch + t.leaf, 0);
+    const { pageSize, filePages, usedPages } = pageUsage(env, views, dupTreePageCount);
     const storedPoints = points.sealedRows + points.openRows + points.tailPoints;
     return {
       fileBytes: statSync(join(dbPath(dataDir), 'data.mdb')).size,

@@ -1,17 +1,27 @@
 /**
- * Keys of the per-field value indexes (resources_by_value and
- * resource_history_by_value, see resource-value-index.ts):
+ * Entries of the per-field value indexes (resource_values and
+ * resource_history_values, see resource-value-index.ts), in LMDB dupSort
+ * databases: one key per (type, field, value), the revisions holding that
+ * value as its fixed-size duplicates, so that a value many resources share
+ * (a creator, a project, NULL ended_at) is stored once.
  *
- *   [type, field, 0, id (, revision)]          the field is NULL
- *   [type, field, 1, value, id (, revision)]   value typed: numbers (datetimes
- *                                              as µs), booleans, strings
+ *   key   type code (u16) | field code (u16) | tag | value
+ *         tag 0: NULL (no value bytes), 1: boolean (1 byte), 2: number
+ *         (8 bytes, datetimes as µs), 3: string (UTF-8, to the end)
+ *   dup   id (16 bytes) | revision (float64, history only) | revision_start (float64)
  *
- * lmdb orders keys with ordered-binary, whose order matches JavaScript's for
- * numbers and booleans but compares strings by UTF-8 bytes, and cannot hold
- * control characters or arbitrarily long text. Strings are therefore stored
- * through `indexString`, a monotonic map onto text both orders agree on: a
- * key range built from the mapped bounds (inclusive) holds every value in
- * the range, and the search re-checks each candidate against the filter.
+ * Codes come from the dictionary of resource-index-names.ts. Numbers are
+ * big-endian float64 with the sign bit flipped (all bits when negative), so
+ * that byte order is numeric order. Strings go through `indexString`, a
+ * monotonic map onto text of characters in [U+0020, U+D7FF] (whose UTF-8
+ * order is code point order) at most INDEXED_STRING_LENGTH long: a key range
+ * built from the mapped bounds (inclusive) holds every value in the range,
+ * and the search re-checks each candidate against the filter.
+ *
+ * Resource ids are canonical UUIDs (resource-id.ts). An id that is not (a
+ * record written by hand) keeps its entries apart, its id in the key after
+ * the value and a 0x00 byte, its dups without the id: LMDB wants the dups of
+ * a key of one size, and the 0x00 keeps such a key within its value's range.
  */
 
 export type IndexValue = string | number | boolean;
@@ -41,44 +51,155 @@ export function indexString(s: string): string {
 /** Whether `indexString` keeps `s` as it is. */
 export const isExactIndexString = (s: string): boolean => indexString(s) === s;
 
-/** The key form of a non-null value. */
-export function indexValue(v: IndexValue): IndexValue {
-  if (typeof v === 'string') return indexString(v);
-  // -0 === 0 for the filter but not for ordered-binary.
-  return v === 0 ? 0 : v;
+/** A code of the dictionary: two bytes in a key. */
+export const MAX_CODE = 0xffff;
+
+const enum Tag {
+  Null = 0,
+  Boolean = 1,
+  Number = 2,
+  String = 3,
+}
+/** First byte after the tag of a value's key; also the byte that follows a value before an id that is not a UUID. */
+const PREFIX_BYTES = 5;
+const ID_SEPARATOR = 0x00;
+
+function valueBytes(v: StoredValue): Buffer {
+  if (v === null) return Buffer.of(Tag.Null);
+  if (typeof v === 'boolean') return Buffer.of(Tag.Boolean, v ? 1 : 0);
+  if (typeof v === 'number') {
+    const b = Buffer.allocUnsafe(9);
+    b[0] = Tag.Number;
+    // -0 === 0 for the filter but not for its bytes.
+    b.writeDoubleBE(v === 0 ? 0 : v, 1);
+    if (b[1]! & 0x80) for (let i = 1; i < 9; i++) b[i] = ~b[i]! & 0xff;
+    else b[1]! |= 0x80;
+    return b;
+  }
+  return Buffer.concat([Buffer.of(Tag.String), Buffer.from(indexString(v))]);
 }
 
-export type ValueKey = (string | number | boolean)[];
-
-export function valueKey(type: string, field: string, v: StoredValue, id: string, revision?: number): ValueKey {
-  const key: ValueKey = v === null ? [type, field, 0, id] : [type, field, 1, indexValue(v), id];
-  if (revision !== undefined) key.push(revision);
-  return key;
+function prefix(typeCode: number, fieldCode: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt16BE(typeCode, 0);
+  b.writeUInt16BE(fieldCode, 2);
+  return b;
 }
 
-/** The resource id and revision of a key read back (revision -1 in the current index). */
-export function keyTarget(key: ValueKey): { id: string; revision: number } {
-  const at = key[2] === 0 ? 3 : 4;
-  return { id: key[at] as string, revision: (key[at + 1] as number | undefined) ?? -1 };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A revision's place in the index: the dup bytes say which revision, and carry its revision_start. */
+export interface IndexTarget {
+  id: string;
+  /** -1: the current revision. */
+  revision: number;
+  revisionStart: number;
+}
+
+/** The key and dup of one entry: `value` of field `fieldCode` on `target`, in the current index when revision is -1. */
+export function entryBytes(typeCode: number, fieldCode: number, value: StoredValue, target: IndexTarget): { key: Buffer; dup: Buffer } {
+  const { id, revision, revisionStart } = target;
+  const history = revision !== -1;
+  const uuid = UUID.test(id);
+  const dup = Buffer.allocUnsafe((uuid ? 16 : 0) + (history ? 16 : 8));
+  let at = 0;
+  if (uuid) at = dup.write(id.replaceAll('-', ''), 0, 'hex');
+  if (history) at = dup.writeDoubleBE(revision, at);
+  dup.writeDoubleBE(revisionStart, at);
+  const parts = [prefix(typeCode, fieldCode), valueBytes(value)];
+  if (!uuid) parts.push(Buffer.of(ID_SEPARATOR), Buffer.from(id));
+  return { key: Buffer.concat(parts), dup };
+}
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef');
+/** Where each byte's two digits go in the 36 characters of a UUID. */
+const DIGIT_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+const uuidText = Buffer.alloc(36, '-');
+
+/** A UUID's text from its 16 bytes, written into one buffer: far cheaper than joining strings, which the sets of ids they end up in flatten. */
+function uuidOf(b: Buffer): string {
+  for (let i = 0; i < 16; i++) {
+    const x = b[i]!;
+    const at = DIGIT_AT[i]!;
+    uuidText[at] = HEX_DIGITS[x >> 4]!;
+    uuidText[at + 1] = HEX_DIGITS[x & 15]!;
+  }
+  return uuidText.toString('latin1');
+}
+
+/** Where a key's value ends. */
+function valueEnd(key: Uint8Array): number {
+  switch (key[4]) {
+    case Tag.Null:
+      return PREFIX_BYTES;
+    case Tag.Boolean:
+      return PREFIX_BYTES + 1;
+    case Tag.Number:
+      return PREFIX_BYTES + 8;
+    default: {
+      const end = key.indexOf(ID_SEPARATOR, PREFIX_BYTES);
+      return end === -1 ? key.length : end;
+    }
+  }
+}
+
+/** The revision an entry points at; `history` for resource_history_values. */
+export function entryTarget(key: Buffer, dup: Buffer, history: boolean): IndexTarget {
+  const uuid = dup.length === (history ? 32 : 24);
+  const at = uuid ? 16 : 0;
+  const id = uuid ? uuidOf(dup) : key.toString('utf8', valueEnd(key) + 1);
+  return history
+    ? { id, revision: dup.readDoubleBE(at), revisionStart: dup.readDoubleBE(at + 8) }
+    : { id, revision: -1, revisionStart: dup.readDoubleBE(at) };
+}
+
+/** The id an entry of resource_values points at (reads no more of it). */
+export function entryId(key: Buffer, dup: Buffer): string {
+  return dup.length === 24 ? uuidOf(dup) : key.toString('utf8', valueEnd(key) + 1);
+}
+
+/** A key's codes and value in key form (a string as `indexString` made it). */
+export function decodeKey(key: Buffer): { typeCode: number; fieldCode: number; value: StoredValue } {
+  const typeCode = key.readUInt16BE(0);
+  const fieldCode = key.readUInt16BE(2);
+  switch (key[4]) {
+    case Tag.Null:
+      return { typeCode, fieldCode, value: null };
+    case Tag.Boolean:
+      return { typeCode, fieldCode, value: key[5] === 1 };
+    case Tag.Number: {
+      const b = Buffer.from(key.subarray(PREFIX_BYTES, PREFIX_BYTES + 8));
+      if (b[0]! & 0x80) b[0]! &= 0x7f;
+      else for (let i = 0; i < 8; i++) b[i] = ~b[i]! & 0xff;
+      return { typeCode, fieldCode, value: b.readDoubleBE(0) };
+    }
+    default:
+      return { typeCode, fieldCode, value: key.toString('utf8', PREFIX_BYTES, valueEnd(key)) };
+  }
 }
 
 /**
  * Index entries of one field: its NULLs, or its non-null values between
- * `lo` and `hi` (key forms, inclusive; absent means unbounded).
+ * `lo` and `hi` (inclusive; absent means unbounded).
  */
 export type KeyRange =
   | { readonly field: string; readonly nulls: true }
   | { readonly field: string; readonly nulls: false; readonly lo?: IndexValue; readonly hi?: IndexValue };
 
-/** lmdb start (inclusive) and end (exclusive) keys of a range under `type`. */
-export function rangeBounds(type: string, range: KeyRange): { start: ValueKey; end: ValueKey } {
-  const { field } = range;
-  if (range.nulls) return { start: [type, field, 0], end: [type, field, 1] };
+/** lmdb start (inclusive) and end (exclusive) keys of a range of a field under a type. */
+export function rangeBounds(typeCode: number, fieldCode: number, range: KeyRange): { start: Buffer; end: Buffer } {
+  const head = prefix(typeCode, fieldCode);
+  if (range.nulls) return { start: Buffer.concat([head, Buffer.of(Tag.Null)]), end: Buffer.concat([head, Buffer.of(Tag.Boolean)]) };
   return {
-    start: range.lo === undefined ? [type, field, 1] : [type, field, 1, indexValue(range.lo)],
-    // Ids are ASCII UUIDs: every key of value `hi` sorts before [..., hi, '\uffff'].
-    end: range.hi === undefined ? [type, field, 2] : [type, field, 1, indexValue(range.hi), '\uffff'],
+    start: Buffer.concat([head, range.lo === undefined ? Buffer.of(Tag.Boolean) : valueBytes(range.lo)]),
+    // Every key of value `hi` (a longer string's next byte is >= 0x20, an id's separator 0x00) sorts before hi | 0x01.
+    end: Buffer.concat([head, range.hi === undefined ? Buffer.of(0xff) : Buffer.concat([valueBytes(range.hi), Buffer.of(ID_SEPARATOR + 1)])]),
   };
+}
+
+/** Bounds of every key under a type. */
+export function typeBounds(typeCode: number): { start: Buffer; end: Buffer } {
+  return { start: prefix(typeCode, 0), end: Buffer.concat([prefix(typeCode, MAX_CODE), Buffer.of(0xff)]) };
 }
 
 /**

@@ -1,21 +1,25 @@
 /**
  * The per-field value indexes of resources: current revisions in
- * resources_by_value, closed ones in resource_history_by_value (key layout
- * in resource-index-keys.ts). Every write here runs inside the caller's LMDB
+ * resource_values, closed ones in resource_history_values (entry layout in
+ * resource-index-keys.ts). Every write here runs inside the caller's LMDB
  * write transaction, with the resource write it mirrors.
  *
- * Indexed fields: the type's own attributes under the type, and the generic
- * fields below under the type and under `generic` (generic searches see
- * every resource). Each entry's value is the revision's `revision_start`,
- * the default sort key, so candidates sort without reading them.
- * `revision_end` is NULL on every current revision, and
- * indexed so that history searches find current revisions by it too.
+ * Each revision is filed once, under its own type, by the generic fields
+ * below and the type's own attributes; a search of `generic` (which sees
+ * every resource) reads the range under each type. Each entry carries the
+ * revision's `revision_start`, the default sort key, so candidates sort
+ * without reading them. `revision_end` is NULL on every current revision,
+ * and indexed so that history searches find current revisions by it too.
  */
+import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
-import { keyTarget, rangeBounds, valueKey, type KeyRange, type StoredValue, type ValueKey } from './resource-index-keys.js';
+import { IndexNames } from './resource-index-names.js';
+import { entryBytes, entryId, entryTarget, rangeBounds, typeBounds, type IndexTarget, type KeyRange, type StoredValue } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
+
+export type { IndexTarget } from './resource-index-keys.js';
 
 const GENERIC_FIELDS: readonly string[] = [
   'original_resource_id', 'creator', 'user_id', 'project_id', 'started_at', 'ended_at', 'revision_start', 'revision_end',
@@ -25,48 +29,44 @@ export function isIndexedGenericField(field: string): boolean {
   return GENERIC_FIELDS.includes(field);
 }
 
-/** The types a resource's entries are filed under: its own, and `generic` (which sees every resource). */
-export function indexedTypes(type: string): string[] {
-  return type === 'generic' ? ['generic'] : [type, 'generic'];
+/** The fields a revision is filed by, with its values: the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
+export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: StoredValue]> {
+  for (const field of GENERIC_FIELDS) yield [field, fieldOf(r, field)];
+  for (const name of attributes) yield [name, r.attrs[name] ?? null];
 }
 
-/**
- * The keys of a revision's entries (each entry's value is the revision's
- * `revision_start`); `revision` for a closed revision. engine/check.ts
- * rebuilds the expected entries with it.
- */
-export function* valueIndexKeys(r: Revision, attributes: readonly string[], revision?: number): Generator<ValueKey> {
-  for (const type of indexedTypes(r.type)) {
-    for (const field of GENERIC_FIELDS) yield valueKey(type, field, fieldOf(r, field), r.id, revision);
-  }
-  for (const name of attributes) yield valueKey(r.type, name, r.attrs[name] ?? null, r.id, revision);
-}
+export const targetOf = (r: Revision): IndexTarget => ({ id: r.id, revision: r.revision, revisionStart: r.revisionStart });
 
+/** Names of the databases of the layout before this one (msgpack keys, every generic field also under `generic`). */
+const RETIRED_DBS = ['resources_by_value', 'resource_history_by_value'];
 const META_KEY = 'resourcesByValue';
-/** Below this cap, counting steps through keys instead of counting natively. */
+/** 2: resource_values and resource_history_values, dupSort, binary. */
+const META_VERSION = 2;
+/** Below this cap, counting steps through entries instead of counting natively. */
 const SMALL_COUNT = 1_000;
-const META_VERSION = 1;
 
-/** A revision an entry points at (revision -1 is the current one), with its `revision_start`. */
-export interface IndexTarget {
-  id: string;
-  revision: number;
-  revisionStart: number;
-}
+type ValueDb = Database<Buffer, Buffer>;
 
 export class ResourceValueIndex {
-  constructor(private readonly storage: Storage) {}
+  private readonly names: IndexNames;
 
-  /** Builds both indexes from the stored revisions when the data directory predates them. */
+  constructor(private readonly storage: Storage) {
+    this.names = new IndexNames(storage.meta);
+  }
+
+  /** Builds both indexes from the stored revisions when the data directory predates them, and drops the retired ones. */
   ensureBuilt(attributesOf: (type: string) => readonly string[], progress: Progress = silentProgress): void {
     const { storage } = this;
     if (storage.meta.get(META_KEY) === META_VERSION) return;
-    const task = progress.task('building resources_by_value', entryCount(storage.resources) + entryCount(storage.resourceHistory));
+    const existing = new Set([...storage.root.getKeys()].map(String));
+    for (const name of RETIRED_DBS) if (existing.has(name)) storage.root.openDB({ name }).dropSync();
+    const task = progress.task('building resource_values', entryCount(storage.resources) + entryCount(storage.resourceHistory));
     try {
       storage.root.transactionSync(() => {
-        for (const db of [storage.resourcesByValue, storage.resourceHistoryByValue]) {
+        for (const db of [storage.resourceValues, storage.resourceHistoryValues]) {
           for (const key of [...db.getKeys()]) void db.remove(key);
         }
+        this.names.refresh().clear();
         for (const { value } of storage.resources.getRange()) {
           const r = value as ResourceRecord;
           this.indexCurrent(r, attributesOf(r.type), true);
@@ -87,36 +87,59 @@ export class ResourceValueIndex {
   /** Adds or removes the entries of a current revision. */
   indexCurrent(r: ResourceRecord, attributes: readonly string[], add: boolean): void {
     const rev: Revision = { ...r, revision: -1, revisionEnd: null };
-    this.write(this.storage.resourcesByValue, rev, attributes, undefined, add);
+    this.write(rev, indexedFields(rev, attributes), add);
   }
 
   /** Adds or removes the entries of a closed revision. */
   indexRevision(r: Revision, attributes: readonly string[], add: boolean): void {
-    this.write(this.storage.resourceHistoryByValue, r, attributes, r.revision, add);
+    this.write(r, indexedFields(r, attributes), add);
   }
 
   /** Adds or removes one attribute's entry of a revision. */
   indexAttribute(r: Revision, name: string, value: StoredValue, add: boolean): void {
-    const history = r.revision !== -1;
-    const db = history ? this.storage.resourceHistoryByValue : this.storage.resourcesByValue;
-    const key = valueKey(r.type, name, value, r.id, history ? r.revision : undefined);
-    void (add ? db.put(key, r.revisionStart) : db.remove(key));
+    this.write(r, [[name, value]], add);
   }
 
-  private write(
-    db: Storage['resourcesByValue'],
-    r: Revision,
-    attributes: readonly string[],
-    revision: number | undefined,
-    add: boolean,
-  ): void {
-    for (const key of valueIndexKeys(r, attributes, revision)) void (add ? db.put(key, r.revisionStart) : db.remove(key));
+  private write(r: Revision, fields: Iterable<[string, StoredValue]>, add: boolean): void {
+    const names = this.names.refresh();
+    const db = this.db(r.revision !== -1);
+    const typeCode = add ? names.internType(r.type) : names.typeCode(r.type);
+    if (typeCode === undefined) return;
+    const target = targetOf(r);
+    for (const [field, value] of fields) {
+      const fieldCode = add ? names.internField(field) : names.fieldCode(field);
+      if (fieldCode === undefined) continue;
+      const { key, dup } = entryBytes(typeCode, fieldCode, value, target);
+      void (add ? db.put(key, dup) : db.remove(key, dup));
+    }
   }
 
-  /** Removes every entry under `type` (a deleted type's name may be reused). */
+  private db(history: boolean): ValueDb {
+    return history ? this.storage.resourceHistoryValues : this.storage.resourceValues;
+  }
+
+  /** Removes every entry under `type` and frees its code (a deleted type's name may be reused). */
   dropType(type: string): void {
-    for (const db of [this.storage.resourcesByValue, this.storage.resourceHistoryByValue]) {
-      for (const key of [...db.getKeys({ start: [type], end: [type, '\uffff'] })]) void db.remove(key);
+    const names = this.names.refresh();
+    const code = names.typeCode(type);
+    if (code === undefined) return;
+    for (const db of [this.storage.resourceValues, this.storage.resourceHistoryValues]) {
+      for (const key of [...db.getKeys(typeBounds(code))]) void db.remove(key);
+    }
+    names.freeType(type);
+  }
+
+  /** The key ranges of `range` under `type` (under every type for `generic`), with their database. */
+  private *ranges(type: string, range: KeyRange, history: boolean): Generator<{ db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } }> {
+    const names = this.names.refresh();
+    const fieldCode = names.fieldCode(range.field);
+    if (fieldCode === undefined) return;
+    const own = names.typeCode(type);
+    const typeCodes = type === 'generic' ? names.allTypeCodes() : own === undefined ? [] : [own];
+    for (const typeCode of typeCodes) {
+      const bounds = rangeBounds(typeCode, fieldCode, range);
+      yield { db: this.storage.resourceValues, history: false, bounds };
+      if (history) yield { db: this.storage.resourceHistoryValues, history: true, bounds };
     }
   }
 
@@ -125,33 +148,31 @@ export class ResourceValueIndex {
    * `range` holds under `type`; past `cap` it may stop and answer cap + 1.
    */
   count(type: string, range: KeyRange, history: boolean, cap: number): number {
-    const bounds = rangeBounds(type, range);
     let n = 0;
-    for (const db of history ? [this.storage.resourcesByValue, this.storage.resourceHistoryByValue] : [this.storage.resourcesByValue]) {
+    for (const { db, bounds } of this.ranges(type, range, history)) {
       if (n > cap) break;
       if (cap - n < SMALL_COUNT) {
-        // Stepping a few keys beats lmdb's native count, which cannot stop early.
-        for (const _ of db.getKeys({ ...bounds, limit: cap - n + 1 })) n++;
+        // Stepping a few entries beats lmdb's native count, which cannot stop early.
+        for (const _ of db.getRange({ ...bounds, limit: cap - n + 1 })) n++;
       } else {
-        n += db.getKeysCount(bounds);
+        // Native: per key, LMDB's count of its dups.
+        n += db.getCount(bounds);
       }
     }
     return n;
   }
 
-  /** The revisions `range` points at under `type`: current ones, then closed ones for `history`. */
+  /** The revisions `range` points at under `type`: current ones, and closed ones for `history`. */
   *targets(type: string, range: KeyRange, history: boolean): Generator<IndexTarget> {
-    const bounds = rangeBounds(type, range);
-    for (const db of history ? [this.storage.resourcesByValue, this.storage.resourceHistoryByValue] : [this.storage.resourcesByValue]) {
-      for (const { key, value } of db.getRange(bounds)) {
-        const { id, revision } = keyTarget(key as ValueKey);
-        yield { id, revision, revisionStart: value as number };
-      }
+    for (const { db, history: closed, bounds } of this.ranges(type, range, history)) {
+      for (const { key, value } of db.getRange(bounds)) yield entryTarget(key, value, closed);
     }
   }
 
-  /** Ids of the current resources `range` points at under `type` (reads keys only). */
+  /** Ids of the current resources `range` points at under `type`. */
   *currentIds(type: string, range: KeyRange): Generator<string> {
-    for (const key of this.storage.resourcesByValue.getKeys(rangeBounds(type, range))) yield keyTarget(key as ValueKey).id;
+    for (const { db, bounds } of this.ranges(type, range, false)) {
+      for (const { key, value } of db.getRange(bounds)) yield entryId(key, value);
+    }
   }
 }

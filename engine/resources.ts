@@ -9,7 +9,7 @@
  *   resources_by_type    [type, uuid]              -> true
  *   resources_by_revision_start
  *                        [type, revision_start, uuid] -> true (also under 'generic')
- *   resources_by_value, resource_history_by_value
+ *   resource_values, resource_history_values
  *                        per-field values (resource-value-index.ts)
  *   metrics_by_resource  [uuid, metric name]       -> metric id
  * Revision numbers come from one counter (meta `resourceRevision`), as
@@ -51,7 +51,7 @@ import {
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
-import { indexedTypes, ResourceValueIndex } from './resource-value-index.js';
+import { ResourceValueIndex } from './resource-value-index.js';
 import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
 import { planSearch, type Plan } from './search-plan.js';
 import type { Storage } from './storage.js';
@@ -201,6 +201,11 @@ const targetKey = (id: string, revision: number): string => (revision === -1 ? i
 function splitTarget(at: string): [id: string, revision: number] {
   const i = at.lastIndexOf('@');
   return i === -1 ? [at, -1] : [at.slice(0, i), Number(at.slice(i + 1))];
+}
+
+/** The types a resource is filed under in resources_by_revision_start: its own, and `generic` (which sees every resource). */
+export function indexedTypes(type: string): string[] {
+  return type === 'generic' ? ['generic'] : [type, 'generic'];
 }
 
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });

@@ -28,8 +28,6 @@ export type IncomingKey = [metricId: string, seq: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
 export type ResourceByTypeKey = [type: string, resourceId: string];
 export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
-/** See resource-index-keys.ts. */
-export type ResourceByValueKey = (string | number | boolean)[];
 export type MetricByResourceKey = [resourceId: string, metricName: string];
 
 export interface Storage {
@@ -63,13 +61,14 @@ export interface Storage {
    */
   readonly resourcesByRevisionStart: Database<unknown, ResourceByRevisionStartKey>;
   /**
-   * Index: current resources by the value of each field (the type's
-   * attributes, and generic fields also under `generic`), layout in
-   * resource-index-keys.ts. Built when missing (engine/resource-value-index.ts).
+   * Index: current resources by the value of each field (generic fields and
+   * the type's attributes) under their type, dupSort: a key per value, a dup
+   * per revision (layout in resource-index-keys.ts). Built when missing
+   * (engine/resource-value-index.ts).
    */
-  readonly resourcesByValue: Database<unknown, ResourceByValueKey>;
-  /** Index: closed revisions by field value, as resourcesByValue with the revision last. */
-  readonly resourceHistoryByValue: Database<unknown, ResourceByValueKey>;
+  readonly resourceValues: Database<Buffer, Buffer>;
+  /** Index: closed revisions by field value, as resourceValues with the revision in the dup. */
+  readonly resourceHistoryValues: Database<Buffer, Buffer>;
   /** Index: a resource's named metrics, value the metric id. */
   readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
@@ -89,6 +88,27 @@ export interface StorageOptions {
   mapSize?: number;
   readOnly?: boolean;
 }
+
+/** LMDB names of the dupSort databases (whose dup trees LMDB's page counts leave out, see db-stats.ts). */
+export const DUP_SORT_DBS = { resourceValues: 'resource_values', resourceHistoryValues: 'resource_history_values' } as const;
+
+/**
+ * Binary keys and fixed-size binary dups. The encoder passes bytes through;
+ * lmdb-js wants one (with writeKey) to look up a single dup.
+ */
+const VALUE_INDEX = {
+  dupSort: true,
+  dupFixed: true,
+  keyEncoding: 'binary',
+  encoder: {
+    encode: (b: Buffer) => b,
+    decode: (b: Buffer, size?: number) => Uint8Array.prototype.slice.call(b, 0, size ?? b.length) as Buffer,
+    writeKey: (b: Buffer, target: Uint8Array, position: number) => {
+      target.set(b, position);
+      return position + b.length;
+    },
+  },
+} as const;
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
 
@@ -121,8 +141,8 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),
     resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
     resourcesByRevisionStart: root.openDB({ name: 'resources_by_revision_start', encoding: 'msgpack' }),
-    resourcesByValue: root.openDB({ name: 'resources_by_value', encoding: 'msgpack' }),
-    resourceHistoryByValue: root.openDB({ name: 'resource_history_by_value', encoding: 'msgpack' }),
+    resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
+    resourceHistoryValues: root.openDB({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),
     metricsByResource: root.openDB({ name: 'metrics_by_resource', encoding: 'string' }),
     close: () => root.close(),
   };

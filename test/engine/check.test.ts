@@ -9,6 +9,8 @@ import { checkStorage, type Fault } from '../../engine/check.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
 import type { Progress } from '../../engine/progress.js';
+import { entryBytes, type IndexTarget, type StoredValue } from '../../engine/resource-index-keys.js';
+import { IndexNames } from '../../engine/resource-index-names.js';
 import type { Storage } from '../../engine/storage.js';
 
 const S = 1_000_000;
@@ -63,6 +65,12 @@ const first = <T>(keys: Iterable<T>): T => {
   for (const k of keys) return k;
   throw new Error('no such record');
 };
+
+/** The bytes of a value index entry of a `host` resource. */
+function valueEntry(s: Storage, field: string, value: StoredValue, target: IndexTarget): { key: Buffer; dup: Buffer } {
+  const names = new IndexNames(s.meta).refresh();
+  return entryBytes(names.typeCode('host')!, names.fieldCode(field)!, value, target);
+}
 
 describe('checkStorage', () => {
   it('finds no fault in what the engine wrote, having read every kind of record', () => {
@@ -169,14 +177,28 @@ describe('checkStorage', () => {
       expected: { kind: 'index-missing', db: 'resources_by_revision_start' },
     },
     {
-      damage: 'a resource_history_by_value entry removed',
-      change: (s) => s.resourceHistoryByValue.removeSync(first(s.resourceHistoryByValue.getKeys({ start: ['host', 'host_name'], end: ['host', 'host_name', 2] }))),
-      expected: { kind: 'index-missing', db: 'resource_history_by_value' },
+      damage: 'a resource_history_values entry removed',
+      change: (s) => {
+        const { key, dup } = valueEntry(s, 'host_name', 'one', { id: HOST, revision: 1, revisionStart: first(s.resourceHistory.getRange()).value.revisionStart });
+        expect(s.resourceHistoryValues.removeSync(key, dup)).toBe(true);
+      },
+      expected: { kind: 'index-missing', db: 'resource_history_values', key: ['host', 'host_name', 'one', HOST, 1] },
     },
     {
-      damage: 'a resources_by_value entry with a stale value',
-      change: (s) => s.resourcesByValue.putSync(['host', 'host_name', 1, 'one', HOST], 1),
-      expected: { kind: 'index-extra', db: 'resources_by_value', key: ['host', 'host_name', 1, 'one', HOST] },
+      damage: 'a resource_values entry with a stale value',
+      change: (s) => {
+        const { key, dup } = valueEntry(s, 'host_name', 'one', { id: HOST, revision: -1, revisionStart: 1 });
+        s.resourceValues.putSync(key, dup);
+      },
+      expected: { kind: 'index-extra', db: 'resource_values', key: ['host', 'host_name', 'one', HOST] },
+    },
+    {
+      damage: 'a resource_values entry with a stale revision_start',
+      change: (s) => {
+        const { key, dup } = valueEntry(s, 'host_name', 'two', { id: HOST, revision: -1, revisionStart: 1 });
+        s.resourceValues.putSync(key, dup);
+      },
+      expected: { kind: 'index-extra', db: 'resource_values', key: ['host', 'host_name', 'two', HOST] },
     },
     {
       damage: 'a metrics_by_resource entry naming another metric',

@@ -147,7 +147,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     // Simulate an older release's data: no index entries, no marker in meta.
     const { storage } = engine;
     await storage.root.transaction(() => {
-      for (const db of [storage.resourcesByRevisionStart, storage.resourcesByValue, storage.resourceHistoryByValue]) {
+      for (const db of [storage.resourcesByRevisionStart, storage.resourceValues, storage.resourceHistoryValues]) {
         for (const key of [...db.getKeys()]) void db.remove(key);
       }
       void storage.meta.remove('resourcesByRevisionStart');

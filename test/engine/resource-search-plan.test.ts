@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { compareRevisions, DEFAULT_RESOURCE_SORT, parseResourceSorts, type Revision } from '../../engine/resources.js';
+import { decodeKey, entryTarget } from '../../engine/resource-index-keys.js';
+import { IndexNames } from '../../engine/resource-index-names.js';
 import { compileQuery, type ResourceRecord } from '../../engine/resource-search.js';
 import { planSearch } from '../../engine/search-plan.js';
 import { validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
@@ -317,15 +319,23 @@ describe('access path choice', () => {
 describe('rebuilding the value indexes on open', () => {
   it('makes exactly the entries the writes kept up', async () => {
     const { storage } = engine;
-    const entries = () =>
-      [engine.storage.resourcesByValue, engine.storage.resourceHistoryByValue].map((db) =>
-        [...db.getRange()].map(({ key, value }) => JSON.stringify([key, value])),
+    // Codes are given anew by a rebuild: entries compare by their names.
+    const entries = () => {
+      const names = new IndexNames(engine.storage.meta).refresh();
+      return [engine.storage.resourceValues, engine.storage.resourceHistoryValues].map((db, history) =>
+        [...db.getRange()]
+          .map(({ key, value }) => {
+            const { typeCode, fieldCode, value: v } = decodeKey(key);
+            return JSON.stringify([names.typeName(typeCode), names.fieldName(fieldCode), v, entryTarget(key, value, history === 1)]);
+          })
+          .sort(),
       );
+    };
     const kept = entries();
     expect(kept[0]!.length).toBeGreaterThan(1000);
     expect(kept[1]!.length).toBeGreaterThan(1000);
     storage.root.transactionSync(() => {
-      for (const db of [storage.resourcesByValue, storage.resourceHistoryByValue]) for (const key of [...db.getKeys()]) void db.remove(key);
+      for (const db of [storage.resourceValues, storage.resourceHistoryValues]) for (const key of [...db.getKeys()]) void db.remove(key);
       void storage.meta.remove('resourcesByValue');
     });
     await engine.close();

@@ -305,9 +305,9 @@ describe('gnocchi-ts check on damaged data', () => {
       fault: /^FAULT state-missing metric_state ".*": the metric has sealed splits but no state/m,
     },
     {
-      damage: 'a resources_by_value entry removed',
-      change: (s) => s.resourcesByValue.removeSync(first(s.resourcesByValue.getKeys())),
-      fault: /^FAULT index-missing resources_by_value \[.*\]: no entry/m,
+      damage: 'a resource_values key removed',
+      change: (s) => s.resourceValues.removeSync(first(s.resourceValues.getKeys())),
+      fault: /^FAULT index-missing resource_values \[.*\]: no entry/m,
     },
     {
       damage: 'a resources_by_type entry for no resource',
@@ -364,7 +364,7 @@ describe('progress', () => {
     await withStorage(dir, (s) => s.meta.removeSync('resourcesByValue'));
     const server = await startServer(dir, { GNOCCHI_PROGRESS_INTERVAL: '0' });
     await server.stop();
-    expect(server.output()).toMatch(/^building resources_by_value: 1\/1 \(100\.0%\), \d+\/s, finished in /m);
+    expect(server.output()).toMatch(/^building resource_values: 1\/1 \(100\.0%\), \d+\/s, finished in /m);
     expect((await gnocchi(['check', '--data-dir', dir])).code).toBe(0);
   });
 

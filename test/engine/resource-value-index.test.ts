@@ -1,0 +1,173 @@
+// The value index's layout (engine/resource-index-keys.ts): each revision
+// filed once under its own type, a value shared by many revisions stored as
+// one key with a dup each, ids that are not UUIDs kept apart, a deleted
+// type's code freed; and a data directory of the layout before it (msgpack
+// keys, generic fields also under `generic`) rebuilt on open, the old
+// databases dropped.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkStorage } from '../../engine/check.js';
+import { entryCount } from '../../engine/db-stats.js';
+import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
+import { Engine } from '../../engine/engine.js';
+import { entryBytes, rangeBounds } from '../../engine/resource-index-keys.js';
+import { IndexNames } from '../../engine/resource-index-names.js';
+import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../../engine/resources.js';
+import { validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
+
+let dir: string;
+let engine: Engine;
+const lmdb = () => (engine.index as LmdbIndexStore).resources;
+const open = () =>
+  Engine.open({ dataDir: dir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gnocchi-value-index-'));
+  engine = await open();
+  for (const name of ['a', 'b']) {
+    await lmdb().createType({ name, state: 'creating', attributes: [{ name: 'tier', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
+  }
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const id = (type: string, i: number) => `00000000-0000-4000-8000-${type === 'a' ? 'a' : type === 'b' ? 'b' : '0'}${i.toString(16).padStart(11, '0')}`;
+const resource = (rid: string, attrs: NewResource['attrs']): NewResource => ({
+  id: rid,
+  originalResourceId: rid,
+  creator: 'c:p',
+  userId: null,
+  projectId: 'shared',
+  startedAt: 1_000_000,
+  endedAt: null,
+  attrs,
+});
+
+/** 150 resources of a and of b, 50 generic ones, all of project `shared`, tier gold; 20 of a then silver. */
+async function populate(): Promise<void> {
+  for (const [type, n] of [['a', 150], ['b', 150], ['generic', 50]] as const) {
+    for (let i = 0; i < n; i++) await lmdb().create(type, resource(id(type, i), type === 'generic' ? {} : { tier: 'gold' }));
+  }
+  for (let i = 0; i < 20; i++) await lmdb().update('a', id('a', i), { attrs: { tier: 'silver' } });
+}
+
+const query = (raw: unknown) => validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
+
+function search(type: string, raw: unknown, history = false): string[] {
+  const sorts = parseResourceSorts(DEFAULT_RESOURCE_SORT, lmdb().getType(type), history);
+  return lmdb()
+    .list(type, { filter: query(raw), history, sorts, limit: 10_000 })
+    .map((r) => `${r.id}@${r.revision}`)
+    .sort();
+}
+
+const SEARCHES: [type: string, filter: unknown, history: boolean][] = [
+  ['generic', { '=': { project_id: 'shared' } }, false],
+  ['a', { '=': { project_id: 'shared' } }, false],
+  ['b', { '=': { tier: 'gold' } }, false],
+  ['a', { '=': { tier: 'gold' } }, true],
+  ['a', { '=': { tier: 'silver' } }, false],
+  ['generic', { '=': { ended_at: null } }, true],
+  ['b', { like: { creator: 'c:%' } }, false],
+  ['generic', { '>=': { started_at: '1970-01-01T00:00:01' } }, false],
+];
+
+describe('values shared by many revisions', () => {
+  it('are one key under each type, with a dup per revision', async () => {
+    await populate();
+    const { storage } = engine;
+    const names = new IndexNames(storage.meta).refresh();
+    const dups = (type: string, field: string, value: string | null) => {
+      const key = entryBytes(names.typeCode(type)!, names.fieldCode(field)!, value, { id: id(type, 0), revision: -1, revisionStart: 0 }).key;
+      return storage.resourceValues.getValuesCount(key);
+    };
+    const keys = (type: string, field: string) =>
+      storage.resourceValues.getKeysCount(rangeBounds(names.typeCode(type)!, names.fieldCode(field)!, { field, nulls: false }));
+    expect([dups('a', 'project_id', 'shared'), dups('b', 'project_id', 'shared'), dups('generic', 'project_id', 'shared')]).toEqual([150, 150, 50]);
+    expect([keys('a', 'project_id'), keys('b', 'project_id'), keys('generic', 'project_id')]).toEqual([1, 1, 1]);
+    // One field code for `tier` whatever the type, the type's code apart.
+    expect([dups('a', 'tier', 'gold'), dups('a', 'tier', 'silver'), dups('b', 'tier', 'gold')]).toEqual([130, 20, 150]);
+    expect([dups('a', 'user_id', null), dups('b', 'ended_at', null), dups('generic', 'revision_end', null)]).toEqual([150, 150, 50]);
+    // Each revision filed once: 8 generic fields, and its type's attribute.
+    expect(entryCount(storage.resourceValues)).toBe(350 * 8 + 300);
+    expect(entryCount(storage.resourceHistoryValues)).toBe(20 * 9);
+  });
+
+  it.each(SEARCHES)('answer a search of %s for %j (history %s) as a scan does', async (type, filter, history) => {
+    await populate();
+    const want = search(type, { not: { not: filter } }, history);
+    expect(want.length).toBeGreaterThanOrEqual(20);
+    expect(search(type, filter, history)).toEqual(want);
+  });
+});
+
+describe('ids that are not UUIDs', () => {
+  it('are found, updated and deleted like the others', async () => {
+    await populate();
+    const odd = ['legacy-1', 'LEGACY-ÜNICODE-😀'];
+    for (const rid of odd) await lmdb().create('a', resource(rid, { tier: 'gold' }));
+    await lmdb().update('a', odd[0]!, { attrs: { tier: 'silver' } });
+    expect(search('a', { '=': { tier: 'gold' } }).filter((at) => !at.startsWith('0000'))).toEqual([`${odd[1]}@-1`]);
+    expect(search('a', { '=': { tier: 'silver' } }).filter((at) => !at.startsWith('0000'))).toEqual([`${odd[0]}@-1`]);
+    expect(search('generic', { '=': { project_id: 'shared' } }, true).filter((at) => !at.startsWith('0000'))).toHaveLength(3);
+    expect(search('a', { '=': { user_id: null } }).filter((at) => !at.startsWith('0000'))).toHaveLength(2);
+    expect(search('a', { '>=': { started_at: '1970-01-01T00:00:01' } })).toHaveLength(152);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+    const before = entryCount(engine.storage.resourceValues);
+    for (const rid of odd) await lmdb().delete('a', rid);
+    expect(entryCount(engine.storage.resourceValues)).toBe(before - 2 * 9);
+    expect(entryCount(engine.storage.resourceHistoryValues)).toBe(20 * 9);
+  });
+});
+
+describe('a deleted type', () => {
+  it('leaves no entry, and its code to the next type', async () => {
+    await lmdb().createType({ name: 'c', state: 'creating', attributes: [{ name: 'tier', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
+    await lmdb().create('c', resource(id('generic', 1), { tier: 'gold' }));
+    await lmdb().update('c', id('generic', 1), { attrs: { tier: 'silver' } });
+    const code = new IndexNames(engine.storage.meta).refresh().typeCode('c');
+    expect(code).toBeDefined();
+    await lmdb().delete('c', id('generic', 1));
+    await lmdb().deleteType('c');
+    expect(new IndexNames(engine.storage.meta).refresh().typeCode('c')).toBeUndefined();
+    await lmdb().createType({ name: 'd', state: 'creating', attributes: [{ name: 'tier', type: 'string', required: false, minLength: 0, maxLength: 255 }] });
+    await lmdb().create('d', resource(id('generic', 2), { tier: 'gold' }));
+    expect(new IndexNames(engine.storage.meta).refresh().typeCode('d')).toBe(code);
+    expect(search('d', { '=': { tier: 'gold' } })).toEqual([`${id('generic', 2)}@-1`]);
+    expect(search('generic', { '=': { project_id: 'shared' } }, true)).toEqual([`${id('generic', 2)}@-1`]);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+});
+
+describe('a data directory of the layout before', () => {
+  it('is rebuilt on open: the old databases dropped, the new ones complete, searches unchanged', async () => {
+    await populate();
+    const before = SEARCHES.map(([type, filter, history]) => search(type, filter, history));
+    const { storage } = engine;
+    const complete = [entryCount(storage.resourceValues), entryCount(storage.resourceHistoryValues)];
+    // An older release's directory: its value index databases, msgpack keys, a marker of version 1, none of the new entries.
+    const old = storage.root.openDB({ name: 'resources_by_value', encoding: 'msgpack' });
+    const oldHistory = storage.root.openDB({ name: 'resource_history_by_value', encoding: 'msgpack' });
+    storage.root.transactionSync(() => {
+      void old.put(['a', 'tier', 1, 'gold', id('a', 30)], 1);
+      void old.put(['generic', 'project_id', 1, 'shared', id('a', 30)], 1);
+      void oldHistory.put(['a', 'tier', 1, 'gold', id('a', 0), 1], 1);
+      for (const db of [storage.resourceValues, storage.resourceHistoryValues]) for (const key of [...db.getKeys()]) void db.remove(key);
+      void storage.meta.remove('resourceValueNames');
+      void storage.meta.put('resourcesByValue', 1);
+    });
+    await engine.close();
+    engine = await open();
+    const dbs = [...engine.storage.root.getKeys()].map(String);
+    expect(dbs).not.toContain('resources_by_value');
+    expect(dbs).not.toContain('resource_history_by_value');
+    expect(dbs).toContain('resource_values');
+    expect([entryCount(engine.storage.resourceValues), entryCount(engine.storage.resourceHistoryValues)]).toEqual(complete);
+    expect(SEARCHES.map(([type, filter, history]) => search(type, filter, history))).toEqual(before);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+});
