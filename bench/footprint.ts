@@ -19,10 +19,18 @@
  * `gnocchi-ts stats --json`, run beside the server (it opens read-only).
  * VictoriaMetrics is flushed (/internal/force_flush) before it is measured.
  *
+ * `--memory-detail` loads bench/memory-probe.ts into our server and adds,
+ * per thread (main, each worker), its V8 heap (young, old, large objects),
+ * ArrayBuffers and external memory at the peak RSS and after the settle,
+ * and the resident pages by kind of mapping (LMDB file, other files, malloc
+ * arenas, other anonymous) after the settle. `--ours-only` skips
+ * VictoriaMetrics.
+ *
  * Prints markdown tables and writes bench/results/footprint.json.
  *
  *   npm run bench:footprint [-- --quick] [-- --policy default|p60|high] [-- --settle S]
  *     [-- --series S --points N --tm-series TS --rounds R --batch B --concurrency C]
+ *     [-- --memory-detail] [-- --ours-only]
  */
 import { execFile } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
@@ -30,6 +38,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { StorageStats } from '../engine/db-stats.js';
+import { atPeak, memoryProbe, readThreads, smapsBreakdown, type SmapsBreakdown } from './memory-detail.js';
+import type { ThreadMemory, ThreadSample } from './memory-probe.js';
 import { benchOptions, call, cpuSeconds, JSON_HEADERS, memory, runIfMain, startServer, waitForBacklog, writeResult, type Memory } from './harness.js';
 import { countWindow, cpuSet, createInfluxDatabase, LINE_HEADERS, lineBodies, memSet, OURS_LINE_WRITE, postAll, STEP } from './protocols.js';
 import { startVictoria, victoriaAvailable, VICTORIA_METRICS, waitForVictoriaPoints } from './victoria.js';
@@ -117,6 +127,28 @@ interface Footprint {
   memory: Memory;
   cpuSeconds: number;
   stats?: StorageStats;
+  detail?: MemoryDetail;
+}
+
+interface MemoryDetail {
+  peak: { rss: number; anon: number; file: number; threads: { threadId: number; role: string; sample: ThreadSample }[] };
+  after: { threads: { threadId: number; role: string; sample: ThreadSample }[]; smaps: SmapsBreakdown };
+}
+
+function memoryDetail(threads: ThreadMemory[], smaps: SmapsBreakdown): MemoryDetail {
+  const peak = atPeak(threads);
+  return {
+    peak: {
+      rss: peak.rss,
+      anon: peak.anon,
+      file: peak.file,
+      threads: threads.flatMap((t) => {
+        const sample = peak.samples.get(t.threadId);
+        return sample === undefined ? [] : [{ threadId: t.threadId, role: t.role, sample }];
+      }),
+    },
+    after: { threads: threads.map((t) => ({ threadId: t.threadId, role: t.role, sample: t.last })), smaps },
+  };
 }
 
 interface Load {
@@ -175,8 +207,9 @@ async function victoriaFootprint(load: Load, opts: Options): Promise<Footprint &
   }
 }
 
-async function oursFootprint(load: Load, opts: Options, policy: PolicyName): Promise<Footprint> {
-  const server = await startServer([], { defaultArchivePolicies: true });
+async function oursFootprint(load: Load, opts: Options, policy: PolicyName, detail: boolean): Promise<Footprint> {
+  const probe = detail ? memoryProbe() : undefined;
+  const server = await startServer([], { defaultArchivePolicies: true, ...(probe === undefined ? {} : { nodeArgs: probe.nodeArgs, env: probe.env }) });
   try {
     const { base } = server;
     await choosePolicy(base, policy, Math.ceil((load.span * STEP) / 86_400) + 1);
@@ -187,9 +220,11 @@ async function oursFootprint(load: Load, opts: Options, policy: PolicyName): Pro
     const ingest = performance.now() - t0;
     await sleep(opts.settle);
     const footprint = measured(`ours ${policy}`, load, server.dataDir, server.child.pid!, ingest);
+    if (probe !== undefined) footprint.detail = memoryDetail(readThreads(probe.dir), smapsBreakdown(server.child.pid!, server.dataDir));
     return { ...footprint, stats: await storageStats(server.dataDir) };
   } finally {
     await server.stop();
+    probe?.remove();
   }
 }
 
@@ -198,19 +233,54 @@ const MB = (bytes: number) => (bytes / 1024 ** 2).toFixed(1);
 const table = (header: string[], rows: (string | number)[][]) =>
   [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
+function threadRows(threads: { threadId: number; role: string; sample: ThreadSample }[]): string[][] {
+  const rows = threads.map(({ threadId, role, sample: s }) => [
+    `${threadId} ${role}`,
+    MB(s.heapTotal),
+    MB(s.heapUsed),
+    MB(s.young),
+    MB(s.old),
+    MB(s.large),
+    MB(s.malloced),
+    MB(s.arrayBuffers),
+    MB(s.external),
+  ]);
+  const sum = (f: (s: ThreadSample) => number) => MB(threads.reduce((n, t) => n + f(t.sample), 0));
+  rows.push(['all', sum((s) => s.heapTotal), sum((s) => s.heapUsed), sum((s) => s.young), sum((s) => s.old), sum((s) => s.large), sum((s) => s.malloced), sum((s) => s.arrayBuffers), sum((s) => s.external)]);
+  return rows;
+}
+
+function detailTables(server: string, d: MemoryDetail): string {
+  const header = ['thread', 'heap MB', 'used MB', 'young MB', 'old MB', 'large MB', 'V8 malloc MB', 'ArrayBuffers MB', 'external MB'];
+  const m = d.after.smaps;
+  return [
+    `${server} at peak RSS ${MB(d.peak.rss)} MB (anon ${MB(d.peak.anon)}, file ${MB(d.peak.file)}):\n`,
+    table(header, threadRows(d.peak.threads)),
+    `\n${server} after the settle:\n`,
+    table(header, threadRows(d.after.threads)),
+    `\n${server} resident after the settle, by mapping:\n`,
+    table(
+      ['LMDB file MB', 'other files MB', 'brk heap MB', `malloc arenas MB (${m.arenaCount})`, 'stacks MB', 'other anon MB'],
+      [[MB(m.lmdb), MB(m.otherFiles), MB(m.brkHeap), MB(m.arenas), MB(m.stacks), MB(m.otherAnon)]],
+    ),
+  ].join('\n');
+}
+
 export async function run(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
   const opts = parseArgs(argv);
   const load = prepare(opts);
   const results: Footprint[] = [];
   let victoriaMetrics = 'not found';
-  if (victoriaAvailable()) {
+  if (argv.includes('--ours-only')) {
+    console.log('VictoriaMetrics skipped (--ours-only).');
+  } else if (victoriaAvailable()) {
     const vm = await victoriaFootprint(load, opts);
     victoriaMetrics = vm.version;
     results.push(vm);
   } else {
     console.log(`VictoriaMetrics was not found at ${VICTORIA_METRICS}: ours only.`);
   }
-  for (const policy of opts.policy) results.push(await oursFootprint(load, opts, policy));
+  for (const policy of opts.policy) results.push(await oursFootprint(load, opts, policy, argv.includes('--memory-detail')));
 
   console.log(
     '\n' +
@@ -243,6 +313,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
         ),
     );
   }
+  for (const r of results) if (r.detail !== undefined) console.log(`\n${detailTables(r.server, r.detail)}`);
   const result = { date: new Date().toISOString(), options: opts, victoriaMetrics, results };
   writeResult('footprint', result);
   return result;

@@ -44,6 +44,9 @@ export interface ServerOptions {
    * has them; off by default so that a benchmark's own policy is the only one.
    */
   defaultArchivePolicies?: boolean;
+  /** Node options before BENCH_NODE_ARGS's, and environment over the bench's own. */
+  nodeArgs?: string[];
+  env?: Record<string, string>;
 }
 
 /** Sends SIGTERM to `child` (unless it exited), waits for its exit and removes `dataDir`. */
@@ -93,6 +96,7 @@ export async function startServer(extraArgs: string[] = [], options: ServerOptio
   const child = spawn(
     process.execPath,
     [
+      ...(options.nodeArgs ?? []),
       ...nodeArgs,
       main,
       '--port',
@@ -102,7 +106,7 @@ export async function startServer(extraArgs: string[] = [], options: ServerOptio
       ...(options.defaultArchivePolicies === true ? [] : ['--no-default-archive-policies']),
       ...extraArgs,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...options.env } },
   );
   const base = `http://127.0.0.1:${port}`;
   const stop = () => stopChild(child, dataDir);

@@ -11,6 +11,7 @@ import { Activity } from './activity.js';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
 import type { MetricRecord } from './index.js';
+import { fullCollection, IdleCollection } from './idle-collection.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
@@ -172,6 +173,7 @@ export class Engine {
   /** The cluster as the nodes last reported it (cluster mode). */
   private cluster: ClusterStatus | undefined;
   private clusterTimer: NodeJS.Timeout | undefined;
+  private readonly idleCollection: IdleCollection;
 
   private constructor(
     readonly options: EngineOptions,
@@ -205,6 +207,12 @@ export class Engine {
       activity: this.activity,
       ...(options.cluster === undefined ? {} : { leaseMs: options.cluster.leaseMs }),
     });
+    this.idleCollection = new IdleCollection({
+      work: () => this.activity.measuresAccepted + this.activity.measuresProcessed,
+      idle: () => this.processor.pendingMeasureCount() === 0,
+      collect: fullCollection(),
+    });
+    this.idleCollection.start();
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -302,6 +310,7 @@ export class Engine {
 
   async close(): Promise<void> {
     clearInterval(this.clusterTimer);
+    this.idleCollection.stop();
     await this.processor.close();
     await this.pool?.destroy();
     await this.backends.close();
