@@ -24,6 +24,7 @@ import { isMainThread, threadId } from 'node:worker_threads';
 export const FAILPOINTS = {
   'push.appended': 'a push durable in the incoming log, not yet noted by the processor nor answered',
   'process.computed': "a batch's updates computed from the states and records it loaded, not committed",
+  'process.uploaded': "a batch's sealed splits uploaded to the object store (--splits s3://), not yet committed: objects no revision names",
   'process.committed': 'a batch committed, its results not yet back: its incoming records neither released nor dropped',
   'index.committed': 'an index write committed and notified (PostgreSQL index), not yet answered',
 } as const;

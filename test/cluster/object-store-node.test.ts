@@ -1,13 +1,14 @@
 /**
  * A cluster node with --splits s3:// on Ceph RGW, through its HTTP API: measures pushed and processed
  * until splits seal read back as an embedded node reads the same pushes, the sealed splits are objects in
- * the bucket (and none in Redis), and deleting the metric deletes its objects.
+ * the bucket (and none in Redis), and deleting the metric deletes its objects; killed between a batch's
+ * uploads and its commit (fault point process.uploaded), it leaves no object behind and loses nothing.
  */
 import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { s3SplitObjects, type S3SplitObjects } from '../../engine/drivers/s3/s3-objects.js';
-import { BASE_SECONDS, call, isoSeconds, kill, startServer, tempDir, type Server } from '../reliability/harness.js';
+import { BASE_SECONDS, call, isoSeconds, kill, sleep, startServer, tempDir, type Server } from '../reliability/harness.js';
 import { engineMissing, startObjectStore, startPostgres, startRedis, type Engine } from './engines.js';
 import { ClusterNode } from './nodes.js';
 
@@ -62,6 +63,23 @@ async function pushAll(base: string): Promise<string> {
   return id;
 }
 
+/** The split keys ("granularity:key") the objects of a metric hold, as `objectsOf` lists them. */
+const splitKeysOf = (metricId: string, names: string[]) =>
+  names.map((n) => n.slice(n.indexOf(`/${metricId}/`) + metricId.length + 2, n.lastIndexOf(':'))).sort();
+/** 1 s rows: the first four hours' splits sealed, one object each. */
+const SEALED_KEYS = [0, 1, 2, 3].map((h) => `1000000:${(BASE_SECONDS + h * 3600) * 1e6}`).sort();
+const READS = ['granularity=1', 'granularity=60', 'granularity=60&aggregation=max', `granularity=1&start=${encodeURIComponent(isoSeconds(4 * 3600 - 60))}&stop=${encodeURIComponent(isoSeconds(4 * 3600 + 60))}`];
+
+/** Every read of READS answers the same on both metrics, and something. */
+async function expectSameReads(clusterId: string, embeddedId: string): Promise<void> {
+  for (const query of READS) {
+    const theirs = await ok(node!.url, 'GET', `/v1/metric/${clusterId}/measures?${query}`);
+    const ours = await ok(embedded!.url, 'GET', `/v1/metric/${embeddedId}/measures?${query}`);
+    expect(theirs, query).toEqual(ours);
+    expect((ours as unknown as unknown[]).length, query).toBeGreaterThan(0);
+  }
+}
+
 async function objectsOf(metricId: string): Promise<string[]> {
   const names: string[] = [];
   await bucket.list('', async (page) => void names.push(...page.filter((name) => name.includes(`/${metricId}/`))));
@@ -94,12 +112,7 @@ describe.skipIf(missing !== undefined)(missing ?? 'a cluster node with sealed sp
 
   it('reads back what an embedded node reads, keeps sealed splits as objects, and deletes them with the metric', async () => {
     const [clusterId, embeddedId] = [await pushAll(node!.url), await pushAll(embedded!.url)];
-    for (const query of ['granularity=1', 'granularity=60', 'granularity=60&aggregation=max', `granularity=1&start=${encodeURIComponent(isoSeconds(4 * 3600 - 60))}&stop=${encodeURIComponent(isoSeconds(4 * 3600 + 60))}`]) {
-      const theirs = await ok(node!.url, 'GET', `/v1/metric/${clusterId}/measures?${query}`);
-      const ours = await ok(embedded!.url, 'GET', `/v1/metric/${embeddedId}/measures?${query}`);
-      expect(theirs, query).toEqual(ours);
-      expect((ours as unknown as unknown[]).length, query).toBeGreaterThan(0);
-    }
+    await expectSameReads(clusterId, embeddedId);
     // An aggregates query over the 1 s rows (100,000 points kept) runs in a worker thread, which reads the objects with its own client.
     const aggregate = (id: string) => ({ operations: ['aggregate', 'max', ['metric', id, 'mean']] });
     expect(await ok(node!.url, 'POST', '/v1/aggregates?granularity=1', aggregate(clusterId))).toEqual(
@@ -112,10 +125,7 @@ describe.skipIf(missing !== undefined)(missing ?? 'a cluster node with sealed sp
 
     // 1 s rows: the first four hours' splits sealed, one object each (the late points' merge superseded the
     // fourth's first object, deleted since); the fifth hour's split is open, in Redis. 1 min rows: all open.
-    const names = await objectsOf(clusterId);
-    expect(names.map((n) => n.slice(n.indexOf(`/${clusterId}/`) + clusterId.length + 2, n.lastIndexOf(':'))).sort()).toEqual(
-      [0, 1, 2, 3].map((h) => `1000000:${(BASE_SECONDS + h * 3600) * 1e6}`).sort(),
-    );
+    expect(splitKeysOf(clusterId, await objectsOf(clusterId))).toEqual(SEALED_KEYS);
     const client = new Redis(redis!.url);
     try {
       expect(await client.keys('*:sp:*')).toEqual([]);
@@ -130,5 +140,31 @@ describe.skipIf(missing !== undefined)(missing ?? 'a cluster node with sealed sp
     expect(await objectsOf(clusterId)).toEqual([]);
     // The AWS SDK's notice that its later releases need Node 22 is silenced: the version is pinned for Node 20.
     expect(node!.output()).not.toMatch(/NodeVersionSupportWarning/);
+  }, 240_000);
+
+  it('killed between a batch\'s uploads and its commit: the janitor deletes the objects no revision names, the batch is processed again', async () => {
+    await node!.restartArmed('process.uploaded:kill@1');
+    const clusterId = (await ok(node!.url, 'POST', '/v1/metric', { archive_policy_name: POLICY.name })).id as string;
+    // Processed in the background once answered: the first commit with sealed splits (hours 0 and 1) dies after its uploads.
+    await ok(node!.url, 'POST', `/v1/metric/${clusterId}/measures`, measures(PUSHES[0]!));
+    const died = await Promise.race([node!.exited(), sleep(60_000).then(() => 'alive after 60 s')]);
+    expect(died, node!.output().slice(-3000)).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(node!.output()).toContain('failpoint process.uploaded reached (kill, hit 1,');
+    const orphans = await objectsOf(clusterId);
+    expect(splitKeysOf(clusterId, orphans), 'the dead batch\'s uploads').toEqual(SEALED_KEYS.slice(0, 2));
+
+    await node!.restart();
+    await ok(node!.url, 'GET', `/v1/metric/${clusterId}/measures?refresh=true&start=2100-01-01T00:00:00`);
+    for (const seconds of PUSHES.slice(1)) {
+      await ok(node!.url, 'POST', `/v1/metric/${clusterId}/measures`, measures(seconds));
+      await ok(node!.url, 'GET', `/v1/metric/${clusterId}/measures?refresh=true&start=2100-01-01T00:00:00`);
+    }
+    await expectSameReads(clusterId, await pushAll(embedded!.url));
+    // Taking the shards back, the node's janitor deletes what the dead batch uploaded (its fence is below the epoch).
+    await vi.waitFor(async () => expect(splitKeysOf(clusterId, await objectsOf(clusterId))).toEqual(SEALED_KEYS), { timeout: 30_000, interval: 250 });
+    const names = await objectsOf(clusterId);
+    for (const orphan of orphans) expect(names).not.toContain(orphan);
+    const status = await ok(node!.url, 'GET', '/v1/status?details=false');
+    expect((status.cluster as Record<string, number>).janitor_deleted_objects).toBeGreaterThanOrEqual(orphans.length);
   }, 240_000);
 });

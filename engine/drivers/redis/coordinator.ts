@@ -33,6 +33,7 @@ export class RedisCoordinator implements Coordinator {
   private members: readonly string[] = [];
   private assigned: readonly Shard[] = [];
   private readonly listeners = new Set<() => void>();
+  private readonly takenListeners = new Set<(shard: Shard) => void>();
   private timer: NodeJS.Timeout | undefined;
   private readonly memberTtlMs: number;
 
@@ -89,7 +90,9 @@ export class RedisCoordinator implements Coordinator {
 
   async lock(shard: Shard, ttlMs: number): Promise<Fence | null> {
     const fence = await guard(runScript(this.client, LOCK, [shardKeys.lock(shard), shardKeys.epoch(shard)], [String(ttlMs)]));
-    return fence === null ? null : (fence as number);
+    if (fence === null) return null;
+    for (const listener of this.takenListeners) listener(shard);
+    return fence as number;
   }
 
   async renew(shard: Shard, fence: Fence, ttlMs: number): Promise<boolean> {
@@ -103,5 +106,11 @@ export class RedisCoordinator implements Coordinator {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` with each shard whose lease this node takes (lock succeeded: the epoch grew). */
+  onLeaseTaken(listener: (shard: Shard) => void): () => void {
+    this.takenListeners.add(listener);
+    return () => this.takenListeners.delete(listener);
   }
 }

@@ -27,6 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { EngineUnavailable, FencedCommit, SnapshotMiss, SplitObjectMissing } from '../../errors.js';
+import { failpoint, FAILPOINTS_ARMED } from '../../failpoints.js';
 import { metricObjectPrefix, splitObjectName, type SplitObjects } from '../s3/objects.js';
 import { shardOfMetric } from '../shard-hash.js';
 import type { Lease, MetricWrites, RecordWriter, SeriesKeys, SeriesKind, SeriesRange, SeriesSnapshot, SeriesStore, Shard, SplitKeyTuple, StateChunkKey } from '../types.js';
@@ -296,6 +297,7 @@ export class RedisSeriesStore implements SeriesStore {
         await this.discard(uploaded);
         throw err;
       }
+      if (FAILPOINTS_ARMED) await failpoint('process.uploaded');
     }
     // Failing here (Redis unreachable), the script may or may not have run: the uploads stay, for the janitor to judge.
     const [status, detail, , superseded] = (await guard(runScript(this.client, COMMIT, keys, args))) as [number, Buffer | number[] | undefined, number, (Buffer | number)[]];

@@ -2,8 +2,10 @@
  * Deletes the split objects no commit references any more: uploads of a
  * refused commit whose own clean-up failed or never ran (the node died),
  * superseded objects whose delete failed, objects of deleted metrics. A
- * node sweeps the shards the coordinator gives it, when it is given them
- * and then every interval: it lists the shard's prefix and lets the SWEEP
+ * node sweeps the shards the coordinator gives it, when it is given them,
+ * again when it takes a shard's lease (the epoch then passed every older
+ * fence: what a dead holder uploaded and never committed is garbage only
+ * from that instant), and every interval: it lists the shard's prefix and lets the SWEEP
  * script (redis/scripts.ts) pick what is garbage, against the shard's epoch
  * and the metrics' split indexes read in one instant. The rule needs no
  * lease: any node may sweep any shard safely, and two sweeping one shard
@@ -20,8 +22,12 @@ export interface JanitorOptions {
   /** The series Redis: split indexes, deleted metrics, shard epochs. */
   client: Redis;
   objects: SplitObjects;
-  /** The shards this node sweeps, and word of when they change. */
-  coordinator: { owned(): readonly Shard[]; onChange(listener: () => void): () => void };
+  /** The shards this node sweeps, and word of when they change and of the leases it takes. */
+  coordinator: {
+    owned(): readonly Shard[];
+    onChange(listener: () => void): () => void;
+    onLeaseTaken(listener: (shard: Shard) => void): () => void;
+  };
   /** Milliseconds between two sweeps of the shards held. */
   intervalMs: number;
   onError?: (err: unknown) => void;
@@ -33,14 +39,18 @@ export class SplitJanitor {
   private swept = new Set<Shard>();
   private running: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void)[] = [];
   private closed = false;
 
   constructor(private readonly options: JanitorOptions) {}
 
-  /** Sweeps the shards held now, each newly given shard at once, and all of them every interval. */
+  /** Sweeps the shards held now, each newly given shard at once, each shard whose lease it takes, and all of them every interval. */
   start(): void {
-    this.unsubscribe = this.options.coordinator.onChange(() => this.queue(false));
+    const { coordinator } = this.options;
+    this.unsubscribe = [
+      coordinator.onChange(() => this.queue(false)),
+      coordinator.onLeaseTaken((shard) => this.queue(true, [shard])),
+    ];
     this.timer = setInterval(() => this.queue(true), this.options.intervalMs).unref();
     this.queue(false);
   }
@@ -53,16 +63,16 @@ export class SplitJanitor {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     await this.running;
   }
 
-  /** Sweeps the shards held that were not swept since they were given (`all`: every one held). */
-  private queue(all: boolean): void {
+  /** Sweeps the shards held (or those of `only`) that were not swept since they were given (`all`: every one). */
+  private queue(all: boolean, only?: readonly Shard[]): void {
     this.running = this.running.then(async () => {
       const owned = this.options.coordinator.owned();
       this.swept = new Set([...this.swept].filter((shard) => owned.includes(shard)));
-      for (const shard of owned) {
+      for (const shard of only ?? owned) {
         if (this.closed || (!all && this.swept.has(shard))) continue;
         try {
           await this.sweep(shard);
