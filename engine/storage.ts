@@ -9,6 +9,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
+import type { MetricRecord } from './index.js';
+import { fieldsEncoder } from './record-codec.js';
+import type { ResourceRecord, Revision } from './resource-search.js';
 
 /**
  * Bumped whenever the on-disk layout changes. Version 1 kept incoming
@@ -19,10 +22,14 @@ import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
  * stamps the version. Version 4 encodes open-split chunks with the split
  * codec; its chunks of version 3, raw, are still read, so the upgrade from 3
  * only stamps the version too, and keeps a release that would read encoded
- * chunks as raw from opening the directory.
+ * chunks as raw from opening the directory. Version 5 stores metric and
+ * resource records as arrays of their fields (record-codec.ts), and keeps
+ * incoming records in segment files (drivers/lmdb/segment-log.ts); records
+ * of version 4, maps and `incoming_batches`, are still read, so the upgrade
+ * from 4 only stamps the version.
  */
-export const FORMAT_VERSION = 4;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
+export const FORMAT_VERSION = 5;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4];
 
 export type IncomingKey = [metricId: string, seq: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
@@ -110,6 +117,13 @@ const VALUE_INDEX = {
   },
 } as const;
 
+/** lmdb-js takes `encoder` at run time; its database options' type does not name it. */
+const withEncoder = (encoder: object) => ({ encoder });
+const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId']);
+const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
+const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS);
+const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd']);
+
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
 
 export function dbPath(dataDir: string): string {
@@ -130,15 +144,15 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
     policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
-    metrics: root.openDB({ name: 'metrics', encoding: 'msgpack' }),
+    metrics: root.openDB({ name: 'metrics', ...withEncoder(METRIC_RECORDS) }),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
     incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
     states: root.openDB({ name: 'metric_state', encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
     stateChunks: root.openDB({ name: 'state_chunks', encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: root.openDB({ name: 'resources', encoding: 'msgpack' }),
-    resourceHistory: root.openDB({ name: 'resource_history', encoding: 'msgpack' }),
+    resources: root.openDB({ name: 'resources', ...withEncoder(RESOURCE_RECORDS) }),
+    resourceHistory: root.openDB({ name: 'resource_history', ...withEncoder(REVISION_RECORDS) }),
     resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
     resourcesByRevisionStart: root.openDB({ name: 'resources_by_revision_start', encoding: 'msgpack' }),
     resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),

@@ -94,16 +94,18 @@ for (const { kind, label, restarts } of KINDS) {
       s = await RedisSubject.open(redis, 'node-a', freshBucket((await store.get()).url));
       await s.drivers.client.flushall();
       objects = s.drivers.objects!;
-      // Its first sweeps (an empty bucket) done, the janitor sweeps again only when a test asks.
+      // Its first sweeps (an empty bucket) done, the janitor sweeps again only when a test asks or takes a lease.
       await s.drivers.janitor!.idle();
     });
     afterEach(async () => {
       await s.drivers.close();
     });
 
+    /** Takes a lease, once the sweep that taking it starts is done. */
     const lease = async (shard: Shard, ttlMs = 60_000): Promise<Lease> => {
       const fence = await s.drivers.coordinator.lock(shard, ttlMs);
       if (fence === null) throw new Error(`shard ${shard} is held`);
+      await s.drivers.janitor!.idle();
       return { shard, fence };
     };
 
