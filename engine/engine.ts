@@ -26,7 +26,7 @@ import type { DriversLocation } from './drivers/location.js';
 import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
-import { encodeIncomingBatch } from './incoming-batch.js';
+import { encodeIncomingPoints, incomingPoints, type IncomingPoints } from './incoming-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { upgradeIncoming } from './incoming-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -103,23 +103,21 @@ async function storageFullOr(err: unknown, dataDir: string): Promise<unknown> {
   return err;
 }
 
-/** The series that have points: `batches` itself when all have (the usual case, so no copy). */
-function withPoints(batches: Map<string, Series>): Map<string, Series> {
-  for (const s of batches.values()) {
-    if (s.timestamps.length === 0) return new Map([...batches].filter(([, t]) => t.timestamps.length > 0));
-  }
-  return batches;
-}
-
-/** The series of a push by shard: `batches` itself when there is one shard (no copy). */
-function byShard(incoming: IncomingLog, batches: Map<string, Series>): Map<Shard, Map<string, Series>> {
-  if (incoming.shards === 1) return new Map([[0, batches]]);
-  const shards = new Map<Shard, Map<string, Series>>();
-  for (const [id, series] of batches) {
-    const shard = incoming.shardOf(id);
-    let part = shards.get(shard);
-    if (part === undefined) shards.set(shard, (part = new Map()));
-    part.set(id, series);
+/**
+ * The metrics of a push that have points, by shard, as indices into
+ * `points`; undefined when one shard takes them all (the usual case: no
+ * index list).
+ */
+function byShard(incoming: IncomingLog, points: IncomingPoints): Map<Shard, number[] | undefined> {
+  const { metricIds, count } = points;
+  if (incoming.shards === 1 && metricIds.length > 0 && count.every((n) => n > 0)) return new Map([[0, undefined]]);
+  const shards = new Map<Shard, number[]>();
+  for (let i = 0; i < metricIds.length; i++) {
+    if (count[i] === 0) continue;
+    const shard = incoming.shardOf(metricIds[i]!);
+    const part = shards.get(shard);
+    if (part === undefined) shards.set(shard, [i]);
+    else part.push(i);
   }
   return shards;
 }
@@ -365,12 +363,17 @@ export class Engine {
    * Appends measures to the incoming log, one record per shard, and resolves
    * once they are durable: only then may the client be told 202.
    */
-  async addMeasures(batches: Map<string, Series>): Promise<void> {
-    const points = withPoints(batches);
-    if (points.size === 0) return;
-    this.checkBacklog();
+  addMeasures(batches: Map<string, Series>): Promise<void> {
+    return this.addPoints(incomingPoints(batches));
+  }
+
+  /** addMeasures, the points given in columns (the collector routes). */
+  async addPoints(points: IncomingPoints): Promise<void> {
     const { incoming } = this.drivers;
-    const records = [...byShard(incoming, points)].map(([shard, series]) => ({ shard, ...encodeIncomingBatch(series) }));
+    const shards = byShard(incoming, points);
+    if (shards.size === 0) return;
+    this.checkBacklog();
+    const records = [...shards].map(([shard, which]) => ({ shard, ...encodeIncomingPoints(points, which) }));
     const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
     // The data directory's room matters only where the measures go into it.
     if (this.options.cluster === undefined) {
@@ -386,7 +389,7 @@ export class Engine {
     if (FAILPOINTS_ARMED) await failpoint('push.appended');
     for (const { shard, entries } of records) {
       this.processor.noteIncoming(shard, seqs.get(shard)!, entries);
-      for (const entry of entries) this.activity.measuresAccepted += entry.count;
+      for (const count of entries.counts) this.activity.measuresAccepted += count;
     }
   }
 

@@ -7,6 +7,11 @@
  *
  * Layout: u32 entry count, then per entry: u8 id length, the id (latin1),
  * u32 point count n, n float64 timestamps, n float64 values (little-endian).
+ *
+ * A push's points come in, and its entries go out, as columns rather than
+ * an object per metric: a collector push names 10,000 metrics, several are
+ * in flight, and objects alive across the append's await are promoted to
+ * the old generation, which then grows to a multiple of them.
  */
 import type { Series } from './aggregation.js';
 
@@ -19,67 +24,106 @@ export interface IncomingRef {
   count: number;
 }
 
-export interface IncomingEntry {
-  metricId: string;
-  offset: number;
-  count: number;
-  /** The earliest and the latest timestamp among the points (engine/reorder-window.ts). */
-  oldest: number;
-  newest: number;
+/**
+ * The points of a push: metric i's are [start[i], start[i] + count[i]) of
+ * `timestamps[i]` and `values[i]`, arrays the metrics may share (a
+ * collector write's are one pair) or each have (the JSON routes' series).
+ */
+export interface IncomingPoints {
+  metricIds: string[];
+  start: Uint32Array;
+  count: Uint32Array;
+  timestamps: Float64Array[];
+  values: Float64Array[];
 }
 
-export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buffer; entries: IncomingEntry[] } {
+/**
+ * The metrics of a record, entry i: its id, the byte offset of its
+ * timestamps, its point count, and the earliest and the latest of them
+ * (engine/reorder-window.ts).
+ */
+export interface IncomingEntries {
+  metricIds: string[];
+  offsets: Uint32Array;
+  counts: Uint32Array;
+  oldest: Float64Array;
+  newest: Float64Array;
+}
+
+function allocEntries(n: number): IncomingEntries {
+  return { metricIds: new Array<string>(n), offsets: new Uint32Array(n), counts: new Uint32Array(n), oldest: new Float64Array(n), newest: new Float64Array(n) };
+}
+
+/** A push given as a series per metric (the JSON routes), without copying them. */
+export function incomingPoints(batches: Map<string, Series>): IncomingPoints {
+  const series = [...batches.values()];
+  return {
+    metricIds: [...batches.keys()],
+    start: new Uint32Array(series.length),
+    count: Uint32Array.from(series, (s) => s.timestamps.length),
+    timestamps: series.map((s) => s.timestamps),
+    values: series.map((s) => s.values),
+  };
+}
+
+export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buffer; entries: IncomingEntries } {
+  return encodeIncomingPoints(incomingPoints(batches));
+}
+
+/** The record of the metrics `which` (indices into `points`; all by default). */
+export function encodeIncomingPoints(points: IncomingPoints, which?: readonly number[]): { bytes: Buffer; entries: IncomingEntries } {
+  const n = which?.length ?? points.metricIds.length;
+  const { metricIds, start, count, timestamps, values } = points;
   let size = 4;
-  for (const [id, s] of batches) size += 1 + Buffer.byteLength(id, 'latin1') + 4 + 16 * s.timestamps.length;
+  for (let k = 0; k < n; k++) {
+    const i = which === undefined ? k : which[k]!;
+    size += 1 + Buffer.byteLength(metricIds[i]!, 'latin1') + 4 + 16 * count[i]!;
+  }
   const bytes = Buffer.allocUnsafe(size);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  view.setUint32(0, batches.size, true);
+  view.setUint32(0, n, true);
   let offset = 4;
-  const entries: IncomingEntry[] = [];
-  for (const [metricId, { timestamps, values }] of batches) {
+  const entries = allocEntries(n);
+  for (let k = 0; k < n; k++) {
+    const i = which === undefined ? k : which[k]!;
+    const metricId = metricIds[i]!;
     const idLength = bytes.write(metricId, offset + 1, 'latin1');
     if (idLength > 255) throw new RangeError(`Metric id too long: ${metricId}`);
     bytes[offset] = idLength;
     offset += 1 + idLength;
-    const count = timestamps.length;
-    view.setUint32(offset, count, true);
+    const from = start[i]!;
+    const to = from + count[i]!;
+    const ts = timestamps[i]!;
+    const vs = values[i]!;
+    view.setUint32(offset, to - from, true);
     offset += 4;
-    entries.push({ metricId, offset, count, ...span(timestamps) });
-    offset = writeFloats(view, offset, timestamps);
-    offset = writeFloats(view, offset, values);
+    entries.metricIds[k] = metricId;
+    entries.offsets[k] = offset;
+    entries.counts[k] = to - from;
+    let oldest = Infinity;
+    let newest = -Infinity;
+    for (let p = from; p < to; p++) {
+      const t = ts[p]!;
+      if (t < oldest) oldest = t;
+      if (t > newest) newest = t;
+      view.setFloat64(offset, t, true);
+      offset += 8;
+    }
+    for (let p = from; p < to; p++, offset += 8) view.setFloat64(offset, vs[p]!, true);
+    entries.oldest[k] = oldest;
+    entries.newest[k] = newest;
   }
   return { bytes, entries };
 }
 
-function span(timestamps: Float64Array): { oldest: number; newest: number } {
-  let oldest = Infinity;
-  let newest = -Infinity;
-  for (let i = 0; i < timestamps.length; i++) {
-    const t = timestamps[i]!;
-    if (t < oldest) oldest = t;
-    if (t > newest) newest = t;
-  }
-  return { oldest, newest };
-}
-
-/**
- * Copies one by one: a collector's push has 10,000 series of a point or
- * two, for which two typed-array views per series (to copy in bulk) cost
- * more than the copy.
- */
-function writeFloats(view: DataView, offset: number, floats: Float64Array): number {
-  for (let i = 0; i < floats.length; i++) view.setFloat64(offset + 8 * i, floats[i]!, true);
-  return offset + 8 * floats.length;
-}
-
 /** The entries of a record, without copying their points (recovery after a restart). */
-export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
+export function incomingEntries(bytes: Uint8Array): IncomingEntries {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const entries: IncomingEntry[] = [];
+  const entries = allocEntries(view.getUint32(0, true));
   let offset = 4;
-  for (let i = view.getUint32(0, true); i > 0; i--) {
+  for (let i = 0; i < entries.metricIds.length; i++) {
     const idLength = bytes[offset]!;
-    const metricId = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 1, idLength).toString('latin1');
+    entries.metricIds[i] = Buffer.from(bytes.buffer, bytes.byteOffset + offset + 1, idLength).toString('latin1');
     offset += 1 + idLength;
     const count = view.getUint32(offset, true);
     offset += 4;
@@ -90,10 +134,30 @@ export function incomingEntries(bytes: Uint8Array): IncomingEntry[] {
       oldest = Math.min(oldest, t);
       newest = Math.max(newest, t);
     }
-    entries.push({ metricId, offset, count, oldest, newest });
+    entries.offsets[i] = offset;
+    entries.counts[i] = count;
+    entries.oldest[i] = oldest;
+    entries.newest[i] = newest;
     offset += 16 * count;
   }
   return entries;
+}
+
+/** The entries whose metric `keep` accepts. */
+export function filterEntries(entries: IncomingEntries, keep: (metricId: string) => boolean): IncomingEntries {
+  const kept: number[] = [];
+  entries.metricIds.forEach((id, i) => {
+    if (keep(id)) kept.push(i);
+  });
+  const out = allocEntries(kept.length);
+  kept.forEach((i, k) => {
+    out.metricIds[k] = entries.metricIds[i]!;
+    out.offsets[k] = entries.offsets[i]!;
+    out.counts[k] = entries.counts[i]!;
+    out.oldest[k] = entries.oldest[i]!;
+    out.newest[k] = entries.newest[i]!;
+  });
+  return out;
 }
 
 /**

@@ -20,17 +20,15 @@
 import type { Activity } from './activity.js';
 import { EngineUnavailable, FencedCommit } from './errors.js';
 import type { Drivers, Fence, Lease, Shard } from './drivers/types.js';
-import { incomingEntries, type IncomingEntry, type IncomingRef } from './incoming-batch.js';
+import { filterEntries, incomingEntries, type IncomingEntries } from './incoming-batch.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
+import { PendingRefs } from './pending-refs.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
-import { RECEIVING_HOLD_MS, takeable, windowCutoff, type WindowRef } from './reorder-window.js';
+import { RECEIVING_HOLD_MS, takeable, windowCutoff } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
-
-/** A pending ref, with the span of its points' timestamps and when its record was noted (engine/reorder-window.ts). */
-type PendingRef = IncomingRef & WindowRef;
 
 interface LiveRecord {
   /** Metrics that still have points in it. */
@@ -111,9 +109,7 @@ export interface BacklogStatus {
 
 export class Processor {
   /** Per metric, where its pending points are, oldest record first. */
-  private readonly pending = new Map<string, PendingRef[]>();
-  /** The sum of `pending` measures, kept in step so admission checks are O(1). */
-  private pendingMeasures = 0;
+  private readonly pending = new PendingRefs();
   private readonly inflight = new Map<string, Promise<void>>();
   /** Pending metric ids in id order, consumed from `sweepAt` (see nextBatch). */
   private sweep: string[] = [];
@@ -200,9 +196,9 @@ export class Processor {
    */
   private async takeOver(shard: Shard, fence: Fence): Promise<void> {
     const { incoming, series } = this.options.drivers;
-    const records: [seq: number, entries: IncomingEntry[]][] = [];
+    const records: [seq: number, entries: IncomingEntries][] = [];
     await incoming.scan(shard, (seq, bytes) => records.push([seq, incomingEntries(bytes)]));
-    const metricIds = new Set(records.flatMap(([, entries]) => entries.map((e) => e.metricId)));
+    const metricIds = new Set(records.flatMap(([, entries]) => entries.metricIds));
     const lastSeqs = new Map<string, number>();
     const ids = [...metricIds];
     const found = await this.options.index.getMetrics(ids);
@@ -219,8 +215,8 @@ export class Processor {
     }
     this.held.set(shard, { fence, live: new Map(), cursor: records.at(-1)?.[0] ?? 0, hurrySeen: 0, hurry: 0 });
     for (const [seq, entries] of records) {
-      const pending = entries.filter(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
-      if (pending.length === 0) this.drop(shard, seq);
+      const pending = filterEntries(entries, (metricId) => seq > (lastSeqs.get(metricId) ?? Infinity));
+      if (pending.metricIds.length === 0) this.drop(shard, seq);
       else this.noteIncoming(shard, seq, pending);
     }
   }
@@ -236,7 +232,7 @@ export class Processor {
     this.following ??= (async () => {
       const { incoming } = this.options.drivers;
       for (const [shard, held] of this.held) {
-        const found: [number, IncomingEntry[]][] = [];
+        const found: [number, IncomingEntries][] = [];
         const seen = (seq: number, bytes: Uint8Array) => {
           held.cursor = Math.max(held.cursor, seq);
           if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
@@ -265,32 +261,18 @@ export class Processor {
   private lose(shard: Shard): void {
     this.held.delete(shard);
     const { incoming } = this.options.drivers;
-    for (const [id, refs] of this.pending) {
-      if (incoming.shardOf(id) !== shard) continue;
-      this.pending.delete(id);
-      for (const ref of refs) this.pendingMeasures -= ref.count;
-    }
+    for (const id of [...this.pending.metricIds()]) if (incoming.shardOf(id) === shard) this.pending.release(id);
     for (const id of this.unsettled.keys()) if (incoming.shardOf(id) === shard) this.unsettled.delete(id);
   }
 
   /** Records the points of incoming record `seq` of `shard`, once it is durably stored; another holder's shard is left to it. */
-  noteIncoming(shard: Shard, seq: number, entries: IncomingEntry[]): void {
+  noteIncoming(shard: Shard, seq: number, entries: IncomingEntries): void {
     const held = this.held.get(shard);
     if (held === undefined) return;
     const notedAt = performance.now();
-    held.live.set(seq, { metrics: entries.length, notedAt });
-    for (const { metricId, offset, count, oldest, newest } of entries) {
-      this.pendingMeasures += count;
-      const ref = { seq, offset, count, oldest, newest, notedAt };
-      const refs = this.pending.get(metricId);
-      if (refs === undefined) this.pending.set(metricId, [ref]);
-      else {
-        // In seq order: a record another node appended is followed after this node's later ones.
-        let at = refs.length;
-        while (at > 0 && refs[at - 1]!.seq > seq) at--;
-        refs.splice(at, 0, ref);
-      }
-    }
+    const { metricIds, offsets, counts, oldest, newest } = entries;
+    held.live.set(seq, { metrics: metricIds.length, notedAt });
+    for (let i = 0; i < metricIds.length; i++) this.pending.add(metricIds[i]!, seq, offsets[i]!, counts[i]!, oldest[i]!, newest[i]!, notedAt);
     this.schedule(0);
   }
 
@@ -315,24 +297,20 @@ export class Processor {
 
   forget(metricId: string): void {
     this.unsettled.delete(metricId);
-    const refs = this.pending.get(metricId);
-    if (refs === undefined) return;
-    this.pending.delete(metricId);
-    this.release(metricId, refs, refs.length);
+    this.release(metricId);
   }
 
-  /** Drops the first `count` refs of a metric; records no metric needs any more are deleted. */
-  private release(metricId: string, refs: PendingRef[], count: number): void {
+  /** Drops a metric's refs up to seq `upTo` (all by default); records no metric needs any more are deleted. The measures dropped. */
+  private release(metricId: string, upTo = Infinity): number {
     const shard = this.options.drivers.incoming.shardOf(metricId);
     const live = this.held.get(shard)?.live;
-    for (const ref of refs.splice(0, count)) {
-      this.pendingMeasures -= ref.count;
-      // A shard lost meanwhile: its records are no longer ours to delete.
-      if (live === undefined) continue;
-      const record = live.get(ref.seq);
-      if (record !== undefined && --record.metrics > 0) continue;
-      this.drop(shard, ref.seq);
-    }
+    // A shard lost meanwhile: its records are no longer ours to delete.
+    if (live === undefined) return this.pending.release(metricId, upTo);
+    return this.pending.release(metricId, upTo, (seq) => {
+      const record = live.get(seq);
+      if (record !== undefined && --record.metrics > 0) return;
+      this.drop(shard, seq);
+    });
   }
 
   private drop(shard: Shard, seq: number): void {
@@ -364,7 +342,7 @@ export class Processor {
 
   /** Measures acknowledged and not yet processed, all metrics together. */
   pendingMeasureCount(): number {
-    return this.pendingMeasures;
+    return this.pending.measures;
   }
 
   /**
@@ -397,8 +375,8 @@ export class Processor {
   /** Counts; with `perMetric`, each metric's pending measures too (O(metrics pending)). */
   backlog(perMetric = true): BacklogStatus {
     const counts: Record<string, number> = {};
-    if (perMetric) for (const [id, refs] of this.pending) counts[id] = refs.reduce((n, r) => n + r.count, 0);
-    return { metrics: this.pending.size, measures: this.pendingMeasures, perMetric: counts };
+    if (perMetric) for (const id of this.pending.metricIds()) counts[id] = this.pending.measuresOf(id);
+    return { metrics: this.pending.size, measures: this.pending.measures, perMetric: counts };
   }
 
   start(): void {
@@ -431,10 +409,7 @@ export class Processor {
         await Promise.allSettled(busy);
         continue;
       }
-      const todo = metricIds.filter((id) => {
-        const refs = this.pending.get(id);
-        return refs !== undefined && this.batchable(id, refs, Infinity) > 0;
-      });
+      const todo = metricIds.filter((id) => this.pending.has(id) && this.batchable(id, Infinity) > 0);
       if (todo.length === 0) return;
       await this.dispatch(todo);
     }
@@ -475,7 +450,7 @@ export class Processor {
         let waiting = false;
         await incoming.scan(shard, (seq, bytes) => {
           if (waiting || seq > head) return;
-          waiting = incomingEntries(bytes).some(({ metricId }) => seq > (lastSeqs.get(metricId) ?? Infinity));
+          waiting = incomingEntries(bytes).metricIds.some((metricId) => seq > (lastSeqs.get(metricId) ?? Infinity));
         });
         if (!waiting) break;
         if (!hurried) await incoming.hurry(shard, head);
@@ -579,8 +554,9 @@ export class Processor {
    * before an older one of theirs for the same metric, which a state past
    * both would count as consumed.
    */
-  private batchable(metricId: string, refs: readonly PendingRef[], cutoff: number): number {
+  private batchable(metricId: string, cutoff: number): number {
     const window = this.options.reorderWindowMs ?? 0;
+    const refs = this.pending.window(metricId);
     const { incoming } = this.options.drivers;
     if (!incoming.shared) return takeable(refs, cutoff, window);
     const held = this.held.get(incoming.shardOf(metricId));
@@ -632,13 +608,12 @@ export class Processor {
     const batch = new Set<string>();
     for (let pass = 0; pass < 2 && batch.size < size; pass++) {
       if (this.sweepAt >= this.sweep.length) {
-        this.sweep = [...this.pending.keys()].sort();
+        this.sweep = [...this.pending.metricIds()].sort();
         this.sweepAt = 0;
       }
       while (this.sweepAt < this.sweep.length && batch.size < size) {
         const id = this.sweep[this.sweepAt++]!;
-        const refs = this.pending.get(id);
-        if (refs !== undefined && !this.inflight.has(id) && this.batchable(id, refs, cutoff) > 0) batch.add(id);
+        if (this.pending.has(id) && !this.inflight.has(id) && this.batchable(id, cutoff) > 0) batch.add(id);
       }
     }
     return [...batch];
@@ -665,52 +640,50 @@ export class Processor {
     const held = this.held.get(shard);
     if (held === undefined) return Promise.resolve();
     const lease: Lease = { shard, fence: held.fence };
-    let jobs: ProcessJob[] = [];
+    // The batch's metrics: only them, its jobs' refs are let go once handed to the runner.
+    let jobIds: string[] = [];
     // The metrics count as in flight from now on, through the index lookups.
     this.running++;
     // The worker committed (a failed one may have too): drop what was read
     // before. This thread's next snapshot sees the commit.
-    const committed = () => this.options.onCommitted?.(jobs.map((j) => j.metricId));
+    const committed = () => this.options.onCommitted?.(jobIds);
     const started = performance.now();
     const report = (measures: number, failed: boolean) => {
       const seconds = (performance.now() - started) / 1000;
-      if (settle === undefined) this.options.activity?.batchDone({ metrics: jobs.length, measures, seconds, failed });
-      else if (!failed) this.options.activity?.settleDone(jobs.length, seconds);
+      if (settle === undefined) this.options.activity?.batchDone({ metrics: jobIds.length, measures, seconds, failed });
+      else if (!failed) this.options.activity?.settleDone(jobIds.length, seconds);
     };
     // Metrics are kept for settling only when settling is on: a kept one
     // keeps rounds coming for a settle never due.
     const settling = (this.options.settleAfterMs ?? 0) > 0;
-    const work = this.jobsOf(metricIds, cutoff, settle).then(async (planned) => {
-      jobs = planned;
-      if (jobs.length === 0) return;
-      const results = await this.options.runner(jobs, lease);
-      committed();
-      let measures = 0;
-      const now = performance.now();
-      // Those left with many loose rows are settled later, if they still exist.
-      const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
-      const kept = loose.length === 0 ? [] : await this.options.index.getMetrics(loose);
-      for (const r of results) this.unsettled.delete(r.metricId);
-      loose.forEach((id, i) => {
-        if (kept[i] !== undefined) this.unsettled.set(id, now);
-      });
-      for (const r of results) {
-        const refs = this.pending.get(r.metricId);
-        if (refs === undefined) continue;
+    const work = this.jobsOf(metricIds, cutoff, settle)
+      // Not awaited in the callback, whose frame would keep the jobs through the run.
+      .then((planned) => {
+        jobIds = planned.map((j) => j.metricId);
+        return jobIds.length === 0 ? undefined : this.options.runner(planned, lease);
+      })
+      .then(async (results) => {
+        if (results === undefined) return;
+        committed();
+        let measures = 0;
+        const now = performance.now();
+        // Those left with many loose rows are settled later, if they still exist.
+        const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
+        const kept = loose.length === 0 ? [] : await this.options.index.getMetrics(loose);
+        for (const r of results) this.unsettled.delete(r.metricId);
+        loose.forEach((id, i) => {
+          if (kept[i] !== undefined) this.unsettled.set(id, now);
+        });
         // Records pushed while the job ran come after r.lastSeq and stay.
-        let consumed = 0;
-        while (consumed < refs.length && refs[consumed]!.seq <= r.lastSeq) measures += refs[consumed++]!.count;
-        this.release(r.metricId, refs, consumed);
-        if (refs.length === 0) this.pending.delete(r.metricId);
-      }
-      report(measures, false);
-    });
+        for (const r of results) measures += this.release(r.metricId, r.lastSeq);
+        report(measures, false);
+      });
     let failed = false;
     const tracked: Promise<void> = work
       .catch((err: unknown) => {
         failed = true;
         if (err instanceof FencedCommit) this.fenced++;
-        if (jobs.length > 0) {
+        if (jobIds.length > 0) {
           committed();
           report(0, true);
         }
@@ -741,15 +714,14 @@ export class Processor {
     for (const [i, id] of metricIds.entries()) {
       const metric = metrics[i];
       const policy = metric && policies.get(metric.archivePolicyName);
-      const refs = settle === undefined ? this.pending.get(id) : [];
-      if (metric === undefined || policy === undefined || refs === undefined) {
+      if (metric === undefined || policy === undefined || (settle === undefined && !this.pending.has(id))) {
         this.forget(id);
         continue;
       }
-      if (settle !== undefined) jobs.push({ metricId: id, policy, refs, settle });
+      if (settle !== undefined) jobs.push({ metricId: id, policy, refs: [], settle });
       else {
-        const take = this.batchable(id, refs, cutoff);
-        if (take > 0) jobs.push({ metricId: id, policy, refs: refs.slice(0, take) });
+        const take = this.batchable(id, cutoff);
+        if (take > 0) jobs.push({ metricId: id, policy, refs: this.pending.refs(id, take) });
       }
     }
     return jobs;

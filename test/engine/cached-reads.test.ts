@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { encodeIncomingBatch } from '../../engine/incoming-batch.js';
 import { Index, type MetricRecord } from '../../engine/index.js';
 import type { ProcessResult } from '../../engine/process-metrics.js';
 import { Processor, type JobRunner } from '../../engine/processor.js';
@@ -111,7 +112,7 @@ describe('the processor', () => {
     const onCommitted = vi.fn(() => processingWhenReported.push(processor.isProcessing(metric.id)));
     const processor = new Processor({ drivers: engine.drivers, index: engine.index, runner: run, parallelism: 1, intervalMs: 1e9, batchSize: 8, onCommitted });
     await processor.open();
-    processor.noteIncoming(0, 1, [{ metricId: metric.id, offset: 0, count: 1 }]);
+    processor.noteIncoming(0, 1, encodeIncomingBatch(new Map([[metric.id, { timestamps: Float64Array.of(T0), values: Float64Array.of(1) }]])).entries);
     const refreshed = processor.refresh([metric.id]);
     expect(processor.isProcessing(metric.id)).toBe(true);
     await refreshed.catch(() => {});

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CollectorBatch } from '../../engine/collector.js';
+import { CollectorBatch, type BatchPoints } from '../../engine/collector.js';
 import { MetricSlot, ResourceSlot } from '../../engine/series-cache.js';
 
 const resource = (key: string) => new ResourceSlot(key, key, key);
+
+/** Each metric's timestamps or values. */
+const pointsOf = (points: BatchPoints, column: 'timestamps' | 'values') =>
+  Array.from(points.start, (start, m) => [...points[column].subarray(start, start + points.count[m]!)]);
 
 describe('CollectorBatch', () => {
   it('lays out the points of each metric in the order added, resources and metrics in order of first appearance', () => {
@@ -19,8 +23,8 @@ describe('CollectorBatch', () => {
     expect([...start]).toEqual([0, 2, 3]);
     expect([...order]).toEqual([1, 2, 0]);
     const series = batch.series();
-    expect(series.map((s) => [...s.values])).toEqual([[1, 3], [2, 5], [4, ...Array.from({ length: 40 }, (_, i) => 10 + i)]]);
-    expect(series.map((s) => [...s.timestamps])).toEqual(series.map((s) => [...s.values].map((v) => v * 1000)));
+    expect(pointsOf(series, 'values')).toEqual([[1, 3], [2, 5], [4, ...Array.from({ length: 40 }, (_, i) => 10 + i)]]);
+    expect(pointsOf(series, 'timestamps')).toEqual(pointsOf(series, 'values').map((vs) => vs.map((v) => v * 1000)));
   });
 
   it('keeps the points of a metric added since it was restarted (the last remote write series of a name)', () => {
@@ -32,7 +36,7 @@ describe('CollectorBatch', () => {
     batch.restart(batch.metric(m));
     batch.add(batch.metric(m), 3, 3);
     batch.restart(batch.metric(n));
-    expect(batch.series().map((s) => [...s.values])).toEqual([[3], []]);
+    expect(pointsOf(batch.series(), 'values')).toEqual([[3], []]);
   });
 
   it('counts a slot again in a new batch', () => {

@@ -24,10 +24,12 @@ describe('incoming records', () => {
   it('give back each metric\'s points by offset', () => {
     const { bytes, entries } = encodeIncomingBatch(new Map([['a', series([[0, 1], [1, 2]])], ['bb', series([])], ['c', series([[5, -0.5]])]]));
     expect(incomingEntries(bytes)).toEqual(entries);
-    expect(entries.map((e) => [e.metricId, e.count])).toEqual([['a', 2], ['bb', 0], ['c', 1]]);
-    expect(entries.map((e) => [e.oldest, e.newest])).toEqual([[T0, T0 + S], [Infinity, -Infinity], [T0 + 5 * S, T0 + 5 * S]]);
+    expect(entries.metricIds).toEqual(['a', 'bb', 'c']);
+    expect([...entries.counts]).toEqual([2, 0, 1]);
+    expect([...entries.oldest]).toEqual([T0, Infinity, T0 + 5 * S]);
+    expect([...entries.newest]).toEqual([T0 + S, -Infinity, T0 + 5 * S]);
     const c = series([[0, 0]]);
-    copyIncomingSlice(bytes, entries[2]!.offset, entries[2]!.count, c, 0);
+    copyIncomingSlice(bytes, entries.offsets[2]!, entries.counts[2]!, c, 0);
     expect([...c.timestamps, ...c.values]).toEqual([T0 + 5 * S, -0.5]);
   });
 });
@@ -167,7 +169,7 @@ describe('the processor', () => {
       const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
       await processor.open();
       processor.start();
-      processor.noteIncoming(0, 1, [{ metricId: m.id, offset: 0, count: 1 }]);
+      processor.noteIncoming(0, 1, encodeIncomingBatch(new Map([[m.id, series([[0, 1]])]])).entries);
       await new Promise((r) => setTimeout(r, 300));
       expect(calls).toBe(1);
     } finally {
@@ -199,7 +201,7 @@ describe('the processor', () => {
       await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 60, timespan: 60 * S }], aggregationMethods: ['count'] });
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) ids.push((await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null })).id);
-      const push = (seq: number) => processor.noteIncoming(0, seq, ids.map((metricId) => ({ metricId, offset: 0, count: 1 })));
+      const push = (seq: number) => processor.noteIncoming(0, seq, encodeIncomingBatch(new Map(ids.map((metricId) => [metricId, series([[0, 1]])]))).entries);
       await processor.open();
       processor.start();
       push(1);

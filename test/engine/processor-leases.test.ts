@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Coordinator, Fence, IncomingLog, Lease, Shard } from '../../engine/drivers/types.js';
 import { Engine } from '../../engine/engine.js';
+import { encodeIncomingBatch } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { inlineRunner } from '../../engine/pool.js';
 import { Processor } from '../../engine/processor.js';
@@ -103,7 +104,7 @@ describe('shard leases', () => {
     await processor.open();
     processor.start();
     await push([1, 2]);
-    processor.noteIncoming(0, 999, [{ metricId: metric.id, offset: 0, count: 1, oldest: T0, newest: T0 }]);
+    processor.noteIncoming(0, 999, encodeIncomingBatch(new Map([[metric.id, { timestamps: Float64Array.of(T0), values: Float64Array.of(1) }]])).entries);
     expect(pendingMetrics(), 'another holder\'s shard').toBe(0);
     coordinator.give([0]);
     await vi.waitFor(() => expect(leases).toEqual([{ shard: 0, fence: 7 }]));

@@ -41,7 +41,7 @@ async function pushAndProcess(subject: Subject, lease: Lease, metricId: string, 
   const { bytes, entries } = encodeIncomingBatch(new Map([[metricId, series(seconds, (s) => (s % 7) + 0.5)]]));
   const shard = subject.incoming.shardOf(metricId);
   const seq = (await subject.incoming.append(new Map([[shard, bytes]]))).get(shard)!;
-  const refs = entries.map(({ offset, count }) => ({ seq, offset, count }));
+  const refs = [{ seq, offset: entries.offsets[0]!, count: entries.counts[0]! }];
   await processMetrics(subject, [{ metricId, policy: POLICY, refs }], lease);
 }
 

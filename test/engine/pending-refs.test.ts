@@ -1,0 +1,69 @@
+// The processor's packed pending refs: each metric's refs stay in seq order
+// whatever order they are noted in, a release drops a prefix and reports the
+// seqs it dropped, and slots freed are used again.
+import { describe, expect, it } from 'vitest';
+import { PendingRefs } from '../../engine/pending-refs.js';
+
+/** Notes refs of one point each (offset = seq, oldest = newest = 10 * seq, notedAt = seq). */
+function noted(...refs: [metricId: string, seq: number][]): PendingRefs {
+  const pending = new PendingRefs();
+  for (const [id, seq] of refs) pending.add(id, seq, seq, 1, 10 * seq, 10 * seq, seq);
+  return pending;
+}
+
+const seqsOf = (pending: PendingRefs, id: string) => pending.refs(id).map((r) => r.seq);
+
+describe('PendingRefs', () => {
+  it.each<[string, number[], number[]]>([
+    ['in order', [1, 2, 3], [1, 2, 3]],
+    ['before the first', [5, 6, 2], [2, 5, 6]],
+    ['in the middle', [1, 4, 9, 3, 5], [1, 3, 4, 5, 9]],
+    ['equal seqs after those noted', [1, 3, 3, 2], [1, 2, 3, 3]],
+  ])('keeps a metric\'s refs in seq order when noted %s', (_case, order, expected) => {
+    const pending = noted(...order.map((seq): [string, number] => ['m', seq]), ['other', 4]);
+    expect(seqsOf(pending, 'm')).toEqual(expected);
+    expect(pending.window('m').map((r) => [r.seq, r.oldest, r.newest, r.notedAt])).toEqual(expected.map((s) => [s, 10 * s, 10 * s, s]));
+    expect(seqsOf(pending, 'other')).toEqual([4]);
+  });
+
+  it('gives a metric\'s first refs with their offsets and counts', () => {
+    const pending = new PendingRefs();
+    pending.add('m', 1, 40, 2, 0, 0, 0);
+    pending.add('m', 2, 80, 3, 0, 0, 0);
+    expect(pending.refs('m', 1)).toEqual([{ seq: 1, offset: 40, count: 2 }]);
+    expect(pending.measuresOf('m')).toBe(5);
+    expect(pending.refs('none')).toEqual([]);
+  });
+
+  it('releases a prefix up to a seq, counting the measures and telling each seq', () => {
+    const pending = noted(['m', 1], ['m', 2], ['m', 5], ['n', 2]);
+    const told: number[] = [];
+    expect(pending.release('m', 2, (seq) => told.push(seq))).toBe(2);
+    expect(told).toEqual([1, 2]);
+    expect(seqsOf(pending, 'm')).toEqual([5]);
+    expect(pending.measures).toBe(2);
+    // Noted after the release: appended behind the new first ref.
+    pending.add('m', 7, 7, 1, 70, 70, 7);
+    expect(seqsOf(pending, 'm')).toEqual([5, 7]);
+    expect(pending.release('m')).toBe(2);
+    expect(pending.has('m')).toBe(false);
+    expect([...pending.metricIds()]).toEqual(['n']);
+    expect(pending.release('m')).toBe(0);
+  });
+
+  it('grows past its first columns, reuses released slots, and empties', () => {
+    const pending = new PendingRefs();
+    const ids = Array.from({ length: 3000 }, (_, i) => `m${i}`);
+    for (const [i, id] of ids.entries()) pending.add(id, i, 0, 1, 0, 0, 0);
+    for (const id of ids.slice(0, 1500)) pending.release(id);
+    for (const [i, id] of ids.entries()) pending.add(id, 3000 + i, 0, 1, 0, 0, 0);
+    expect(pending.size).toBe(3000);
+    expect(pending.measures).toBe(4500);
+    expect(seqsOf(pending, 'm0')).toEqual([3000]);
+    expect(seqsOf(pending, 'm2999')).toEqual([2999, 5999]);
+    for (const id of ids) pending.release(id);
+    expect([pending.size, pending.measures]).toEqual([0, 0]);
+    pending.add('again', 1, 0, 1, 0, 0, 0);
+    expect(seqsOf(pending, 'again')).toEqual([1]);
+  });
+});
