@@ -46,8 +46,6 @@ const SEGMENT_NAME = /^([0-9a-f]{12})\.(seg|drops)$/;
 const META_KEY = 'incomingSegment';
 /** Segment numbers reserved in meta at a time: one LMDB write per this many segments. */
 const RESERVED_SEGMENTS = 1024;
-/** Read file descriptors a thread keeps open (fetches hit the newest few segments). */
-const OPEN_READERS = 8;
 
 const writevAsync = promisify(writev);
 const openAsync = promisify(open);
@@ -158,6 +156,45 @@ async function writeAll(fd: number, buffers: Uint8Array[], position: number): Pr
   }
 }
 
+/** Segments opened for reading records by seq, until closed. */
+class SegmentFiles {
+  private readonly fds = new Map<number, number | undefined>();
+
+  constructor(private readonly dir: string) {}
+
+  /** A record's body, or undefined once its segment is gone. */
+  read(seq: number): Uint8Array | undefined {
+    const segment = segmentOf(seq);
+    const fd = this.open(segment);
+    if (fd === undefined) return undefined;
+    const position = seq - segment * SEGMENT_SPAN;
+    const head = Buffer.allocUnsafe(HEADER_BYTES);
+    if (readSync(fd, head, 0, HEADER_BYTES, position) !== HEADER_BYTES) throw new Error(`incoming record ${seq}: its header is cut short`);
+    const body = Buffer.allocUnsafe(head.readUInt32LE(0));
+    if (readSync(fd, body, 0, body.length, position + HEADER_BYTES) !== body.length || crc32(body) !== head.readUInt32LE(4)) {
+      throw new Error(`incoming record ${seq} in ${segmentPath(this.dir, segment)} is damaged`);
+    }
+    return body;
+  }
+
+  private open(segment: number): number | undefined {
+    if (this.fds.has(segment)) return this.fds.get(segment);
+    let fd: number | undefined;
+    try {
+      fd = openSync(segmentPath(this.dir, segment), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    this.fds.set(segment, fd);
+    return fd;
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) if (fd !== undefined) closeSync(fd);
+    this.fds.clear();
+  }
+}
+
 interface Appending {
   body: Uint8Array;
   resolve(seq: number): void;
@@ -189,8 +226,6 @@ export class SegmentIncomingLog implements IncomingLog {
   private legacyEnd: number | undefined;
   private queue: Appending[] = [];
   private flushing: Promise<void> | undefined;
-  /** Read descriptors by segment, oldest opened first. */
-  private readonly readers = new Map<number, number>();
   /** See hurry. */
   private readonly marks = new Map<Shard, number>();
   /** Offsets dropped per segment, not yet noted in its drops file. */
@@ -360,7 +395,6 @@ export class SegmentIncomingLog implements IncomingLog {
     if (active?.segment === segment) writer.active = undefined;
     writer.live.delete(segment);
     this.dropped.delete(segment);
-    this.forgetReader(segment);
     if (active?.segment === segment) await closeAsync(active.fd);
     // The drops file goes last: without its segment it means nothing.
     await removeFiles(segmentPath(this.dir, segment), segmentPath(this.dir, segment, 'drops'));
@@ -403,48 +437,17 @@ export class SegmentIncomingLog implements IncomingLog {
   async fetch(shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {
     const old = seqs.filter((seq) => this.isLegacy(seq));
     if (old.length > 0) await this.legacy.fetch(shard, old, visit);
-    for (const seq of seqs) {
-      if (this.isLegacy(seq) || this.state?.live.get(segmentOf(seq))?.has(seq) === false) continue;
-      const body = this.read(seq);
-      if (body !== undefined) visit(seq, body);
-    }
-  }
-
-  /** A record's body, or undefined once its segment is gone. */
-  private read(seq: number): Uint8Array | undefined {
-    const segment = segmentOf(seq);
-    const fd = this.reader(segment);
-    if (fd === undefined) return undefined;
-    const position = seq - segment * SEGMENT_SPAN;
-    const head = Buffer.allocUnsafe(HEADER_BYTES);
-    if (readSync(fd, head, 0, HEADER_BYTES, position) !== HEADER_BYTES) throw new Error(`incoming record ${seq}: its header is cut short`);
-    const body = Buffer.allocUnsafe(head.readUInt32LE(0));
-    if (readSync(fd, body, 0, body.length, position + HEADER_BYTES) !== body.length || crc32(body) !== head.readUInt32LE(4)) {
-      throw new Error(`incoming record ${seq} in ${segmentPath(this.dir, segment)} is damaged`);
-    }
-    return body;
-  }
-
-  private reader(segment: number): number | undefined {
-    const open = this.readers.get(segment);
-    if (open !== undefined) return open;
-    let fd: number;
+    // Opened for this call only: a descriptor kept open would keep a segment deleted meanwhile on the disk.
+    const files = new SegmentFiles(this.dir);
     try {
-      fd = openSync(segmentPath(this.dir, segment), 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
+      for (const seq of seqs) {
+        if (this.isLegacy(seq) || this.state?.live.get(segmentOf(seq))?.has(seq) === false) continue;
+        const body = files.read(seq);
+        if (body !== undefined) visit(seq, body);
+      }
+    } finally {
+      files.close();
     }
-    if (this.readers.size >= OPEN_READERS) this.forgetReader(this.readers.keys().next().value!);
-    this.readers.set(segment, fd);
-    return fd;
-  }
-
-  private forgetReader(segment: number): void {
-    const fd = this.readers.get(segment);
-    if (fd === undefined) return;
-    this.readers.delete(segment);
-    closeSync(fd);
   }
 
   async drop(shard: Shard, seq: number): Promise<void> {
@@ -473,7 +476,6 @@ export class SegmentIncomingLog implements IncomingLog {
   async close(): Promise<void> {
     await this.flushing;
     await this.noting;
-    for (const segment of [...this.readers.keys()]) this.forgetReader(segment);
     const active = this.state?.active;
     if (active !== undefined) await closeAsync(active.fd);
     this.state = undefined;

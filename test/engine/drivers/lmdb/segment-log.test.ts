@@ -3,7 +3,7 @@
 // in them is dropped, drops and seqs survive restarts, a torn tail is
 // ignored, and records of the previous layout (LMDB incoming_batches) are
 // still served until consumed.
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,29 @@ describe('segment incoming log', () => {
     expect(Math.floor(b / SEGMENT_SPAN)).toBe(Math.floor(a! / SEGMENT_SPAN));
     expect(await d.scanned()).toEqual([[b, 'b']]);
     expect(await d.fetchedElsewhere([b])).toEqual([[b, 'b']]);
+  });
+
+  it('leaves no deleted segment open in a log that only fetches (its blocks would stay on the disk)', async () => {
+    const d = dir();
+    const [a, b, c] = await d.append('a'.repeat(40), 'b'.repeat(40), 'c');
+    const reader = new SegmentIncomingLog(d.storage, d.path, ROLL);
+    try {
+      await reader.fetch(0, [a!], () => {});
+      await d.log.drop(0, a!);
+      await d.log.drop(0, b!);
+      expect(d.segments()).not.toContain(Math.floor(a! / SEGMENT_SPAN));
+      await reader.fetch(0, [c!], () => {});
+      const deletedOpen = readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/self/fd/${fd}`)];
+        } catch {
+          return [];
+        }
+      }).filter((target) => target.startsWith(incomingDir(d.path)) && target.endsWith('(deleted)'));
+      expect(deletedOpen).toEqual([]);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('keeps drops and numbering across restarts, even once every segment is gone', async () => {
