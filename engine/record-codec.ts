@@ -23,8 +23,10 @@ export function fieldsEncoder<T extends object>(fields: readonly (keyof T & stri
   return {
     encode(record) {
       const values: unknown[] = fields.map((field) => record[field]);
-      const rest = Object.entries(record).filter(([key]) => !named.has(key));
-      if (rest.length > 0) values.push(Object.fromEntries(rest));
+      // Every index write encodes here: no array of entries for the usual record without extras.
+      let rest: Record<string, unknown> | undefined;
+      for (const key of Object.keys(record)) if (!named.has(key)) (rest ??= {})[key] = record[key as keyof T];
+      if (rest !== undefined) values.push(rest);
       return packr.pack(values);
     },
     decode(bytes, size) {
