@@ -14,7 +14,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { PostgresIndexStore } from '../engine/drivers/postgres/index-store.js';
+import { percentile } from './harness.js';
 import { resourceId, serverResource, serverType, timeSearches } from './search-workload.js';
 
 const BATCH = 5_000;
@@ -29,6 +31,28 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The floor under any search answered by PostgreSQL: a query that reads
+ * nothing, on a connection of its own. The LMDB index answers a point
+ * lookup in-process, in less time than this.
+ */
+async function timeRoundTrip(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const times: number[] = [];
+    for (let k = 0; k < 500; k++) {
+      const t = performance.now();
+      await client.query('SELECT 1');
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`round trip, SELECT 1: p50 ${percentile(times, 50).toFixed(3)} ms, p95 ${percentile(times, 95).toFixed(3)} ms`);
+  } finally {
+    await client.end();
+  }
 }
 
 export async function run(count = 100_000): Promise<void> {
@@ -53,6 +77,7 @@ export async function run(count = 100_000): Promise<void> {
     execFileSync('psql', [url, '-qc', 'VACUUM ANALYZE']);
 
     await timeSearches(store, rt, count, updatedAt);
+    await timeRoundTrip(url);
   } finally {
     await store?.close();
     execFileSync(join(SCRIPTS, 'stop.sh'), [dir]);

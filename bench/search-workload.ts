@@ -10,6 +10,7 @@ import type { IndexStore } from '../engine/drivers/index-store.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../engine/resources.js';
 import type { ResourceTypeRecord } from '../engine/resource-type.js';
 import { validateResourceQuery, type QueryNode } from '../formats/resource-query.js';
+import { percentile } from './harness.js';
 
 const FLAVORS = ['m1.tiny', 'm1.small', 'm1.medium', 'm1.large', 'm1.xlarge'];
 const HOSTS = 20;
@@ -53,10 +54,6 @@ export function serverResource(i: number): NewResource {
       booted_at: startedAt(i) + 30_000_000,
     },
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /**

@@ -421,7 +421,9 @@ export class Processor {
    * head then is gone or consumed by the metrics' states. A holder asked
    * to hurry takes those records at its next follow, without waiting for
    * its reorder window; a shard whose holder died waits for the lease to
-   * expire and a new holder, hence the deadline.
+   * expire and a new holder, hence the deadline: two leases without
+   * progress. A holder that consumes records but slowly (a slow object store,
+   * a backlog) is waited for, as a refresh waits for local processing.
    */
   private async awaitProcessedElsewhere(metricIds: string[]): Promise<void> {
     const { incoming, series } = this.options.drivers;
@@ -432,10 +434,12 @@ export class Processor {
       if (ids === undefined) byShard.set(shard, new Set([id]));
       else ids.add(id);
     }
-    const deadline = performance.now() + 2 * this.leaseMs();
+    const patienceMs = 2 * this.leaseMs();
     for (const [shard, ids] of byShard) {
       const head = await incoming.head(shard);
       let hurried = false;
+      let deadline = performance.now() + patienceMs;
+      let progress = '';
       for (;;) {
         const snapshot = await series.load([...ids]);
         const lastSeqs = new Map<string, number>();
@@ -448,14 +452,20 @@ export class Processor {
           snapshot.release();
         }
         let waiting = false;
+        let records = 0;
         await incoming.scan(shard, (seq, bytes) => {
-          if (waiting || seq > head) return;
-          waiting = incomingEntries(bytes).metricIds.some((metricId) => seq > (lastSeqs.get(metricId) ?? Infinity));
+          if (seq > head) return;
+          records++;
+          if (!waiting) waiting = incomingEntries(bytes).metricIds.some((metricId) => seq > (lastSeqs.get(metricId) ?? Infinity));
         });
         if (!waiting) break;
         if (!hurried) await incoming.hurry(shard, head);
         hurried = true;
-        if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} was not processed within ${2 * this.leaseMs()} ms`);
+        // Progress: the holder dropped records it consumed, or these metrics took some.
+        const now = `${records} ${[...lastSeqs.values()].join(' ')}`;
+        if (now !== progress) deadline = performance.now() + patienceMs;
+        progress = now;
+        if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} made no progress within ${patienceMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 20)));
       }
     }

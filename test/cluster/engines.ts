@@ -81,6 +81,22 @@ export function engineMissing(kind: EngineKind): string | undefined {
   return absent.length === 0 ? undefined : `${name}: skipped, no ${absent.join(', ')} on the PATH (apt-get install ${packages})`;
 }
 
+/**
+ * The object store the failure tests keep sealed splits in (`--splits`), from CLUSTER_SPLITS=ceph|swift;
+ * undefined (absent or empty): they stay in Redis, as for a small site.
+ */
+export function splitsStoreKind(): ObjectStoreKind | undefined {
+  const kind = process.env.CLUSTER_SPLITS ?? '';
+  if (kind === '') return undefined;
+  if (kind !== 'ceph' && kind !== 'swift') throw new Error(`CLUSTER_SPLITS=${kind}: expected ceph or swift`);
+  return kind;
+}
+
+/** Why a cluster of PostgreSQL, Redis and (if `splits`) an object store cannot run here, as engineMissing says it. */
+export function clusterEnginesMissing(splits: ObjectStoreKind | undefined): string | undefined {
+  return engineMissing('postgresql') ?? engineMissing('redis') ?? (splits === undefined ? undefined : engineMissing(splits));
+}
+
 const PROGRAMS: Record<Exclude<EngineKind, 'postgresql'>, { name: string; commands: string[]; packages: string }> = {
   redis: { name: 'Redis', commands: ['redis-server'], packages: 'redis-server' },
   ceph: { name: 'Ceph', commands: ['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph'], packages: '--no-install-recommends ceph-mon ceph-osd radosgw ceph-common' },

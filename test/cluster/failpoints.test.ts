@@ -5,7 +5,9 @@
  * holding the most shards, so that it processes often), a writer, and a reader no push goes to, through
  * which the invariant is checked. While armed, a node is never signalled by the test: its death by
  * SIGKILL with the fault point's line on its stderr proves the point fired.
- * CLUSTER_SEED=<n> replays the random choices of a run (its seed is printed).
+ * CLUSTER_SEED=<n> replays the random choices of a run (its seed is printed). CLUSTER_SPLITS=ceph|swift
+ * keeps sealed splits in that object store, with measures 30 s apart so that batches seal splits all
+ * along, and adds kills between a batch's uploads and its commit (process.uploaded).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,19 +16,22 @@ import { shardOfMetric } from '../../engine/drivers/shard-hash.js';
 import { FAILPOINTS, type FailpointName } from '../../engine/failpoints.js';
 import { call, prng, randInt, request, seedFromEnv, sleep } from '../reliability/harness.js';
 import { clusterView, everyShardHeld, expectInvariant, underLoad } from './checks.js';
-import { engineMissing, startPostgres, startRedis, type Engine } from './engines.js';
+import { clusterEnginesMissing, splitsStoreKind, startObjectStore, startPostgres, startRedis, type Engine } from './engines.js';
 import { startCluster, stopCluster, type ClusterNode, type ClusterOptions } from './nodes.js';
 import { createWorkload, WORKLOAD_POLICY, type Journal } from './workload.js';
 
 const SHARDS = 8;
 const LEASE_MS = 2000;
 const SEED = seedFromEnv('CLUSTER_SEED');
+const SPLITS = splitsStoreKind();
+const SECONDS_APART = SPLITS === undefined ? 1 : 30;
 
-const missing = engineMissing('postgresql') ?? engineMissing('redis');
+const missing = clusterEnginesMissing(SPLITS);
 if (missing !== undefined) console.warn(missing);
 
 let pg: Engine | undefined;
 let redis: Engine | undefined;
+let store: Engine | undefined;
 let nodes: ClusterNode[] = [];
 let armed: ClusterNode;
 let writer: ClusterNode;
@@ -59,7 +64,7 @@ const ARMED_METRICS = 2;
 /** A workload of 8 metrics, at least ARMED_METRICS of them in the armed node's shards (another is created until one has). */
 async function workload(): Promise<Journal> {
   for (;;) {
-    const journal = await createWorkload(writer.url, 8);
+    const journal = await createWorkload(writer.url, 8, SECONDS_APART);
     if (journal.metricIds.filter((id) => armedShards.includes(shardOfMetric(id, SHARDS))).length >= ARMED_METRICS) return journal;
   }
 }
@@ -90,14 +95,14 @@ async function fencedAsSeenBy(through: ClusterNode, node: ClusterNode, least: nu
   }
 }
 
-describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms)`, () => {
+describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms, sealed splits in ${SPLITS ?? 'Redis'})`, () => {
   beforeAll(async () => {
     console.log(`cluster fault points: seed ${SEED} (CLUSTER_SEED=${SEED} replays it)`);
-    pg = await startPostgres();
-    redis = await startRedis();
+    [pg, redis, store] = await Promise.all([startPostgres(), startRedis(), SPLITS === undefined ? undefined : startObjectStore(SPLITS)]);
     const options: ClusterOptions = {
       index: pg.url,
       redis: redis.url,
+      splits: store?.url,
       shards: SHARDS,
       leaseMs: LEASE_MS,
       args: ['--processing-interval', '20', '--workers', '1'],
@@ -111,12 +116,13 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes
     console.log(`armed ${armed.name} (shards ${armedShards.join(', ')}), writer ${writer.name}, reader ${reader.name}`);
   }, 120_000);
 
-  afterAll(() => stopCluster(nodes, [pg, redis]), 120_000);
+  afterAll(() => stopCluster(nodes, [pg, redis, store]), 120_000);
 
-  // 10 kills in all; a kill at push.appended costs no wait for the armed node to take its shards back.
+  // 10 kills in all (12 with an object store); a kill at push.appended costs no wait for the armed node to take its shards back.
   it.each<[FailpointName, number]>([
     ['push.appended', 4],
     ['process.computed', 3],
+    ...(SPLITS === undefined ? [] : [['process.uploaded', 2] as [FailpointName, number]]),
     ['process.committed', 3],
   ])('kill -9 at %s, %i cycles, each restarted without the fault point: invariant through the reader', async (point, cycles) => {
     const journal = await workload();

@@ -2,13 +2,16 @@
  * Cluster failure tests (SCALE-OUT.md §7): one PostgreSQL, one Redis and three nodes for the file; each
  * test pushes through some nodes while it inflicts a failure, then checks the invariant (no acknowledged
  * measure lost, none counted twice) through a node no push went to, once the pushes stopped.
+ * CLUSTER_SPLITS=ceph|swift keeps sealed splits in that object store, with measures 30 s apart so that
+ * batches seal splits all along (.ci/run runs the file so with Ceph RGW).
  * CLUSTER_SEED=<n> replays the random choices of a run (its seed is printed).
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardKeys } from '../../engine/drivers/redis/keys.js';
+import { s3SplitObjects } from '../../engine/drivers/s3/s3-objects.js';
 import { call, prng, randInt, seedFromEnv, sleep } from '../reliability/harness.js';
-import { engineMissing, startPostgres, startRedis, type DownSignal, type Engine } from './engines.js';
+import { clusterEnginesMissing, splitsStoreKind, startObjectStore, startPostgres, startRedis, type DownSignal, type Engine } from './engines.js';
 import { clusterView, describeStatuses, everyShardHeld, expectInvariant as expectInvariantThrough, since, underLoad } from './checks.js';
 import { ClusterNode, startCluster, stopCluster, type ClusterOptions } from './nodes.js';
 import { createWorkload, push, WORKLOAD_POLICY, type Journal } from './workload.js';
@@ -16,16 +19,31 @@ import { createWorkload, push, WORKLOAD_POLICY, type Journal } from './workload.
 const SHARDS = 8;
 const LEASE_MS = 2000;
 const SEED = seedFromEnv('CLUSTER_SEED');
+const SPLITS = splitsStoreKind();
+const SECONDS_APART = SPLITS === undefined ? 1 : 30;
 
-const missing = engineMissing('postgresql') ?? engineMissing('redis');
+const missing = clusterEnginesMissing(SPLITS);
 if (missing !== undefined) console.warn(missing);
 
 let pg: Engine | undefined;
 let redis: Engine | undefined;
+let store: Engine | undefined;
 let options: ClusterOptions;
 let nodes: ClusterNode[] = [];
 
 const expectInvariant = (name: string, reader: ClusterNode, journal: Journal) => expectInvariantThrough(name, reader, journal, nodes, SHARDS);
+
+/** The names of the sealed splits of these metrics in the object store. */
+async function objectsOf(objectStore: Engine, metricIds: readonly string[]): Promise<string[]> {
+  const bucket = s3SplitObjects(objectStore.url);
+  try {
+    const names: string[] = [];
+    await bucket.list('', async (page) => void names.push(...page.filter((name) => metricIds.some((id) => name.includes(`/${id}/`)))));
+    return names;
+  } finally {
+    bucket.close();
+  }
+}
 
 /** Each node answers, is the same process as at `pids`, and takes a push again. */
 async function expectNodesRecovered(pids: number[], metricId: string): Promise<void> {
@@ -37,14 +55,14 @@ async function expectNodesRecovered(pids: number[], metricId: string): Promise<v
   }
 }
 
-describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms)`, () => {
+describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms, sealed splits in ${SPLITS ?? 'Redis'})`, () => {
   beforeAll(async () => {
     console.log(`cluster failures: seed ${SEED} (CLUSTER_SEED=${SEED} replays it)`);
-    pg = await startPostgres();
-    redis = await startRedis();
+    [pg, redis, store] = await Promise.all([startPostgres(), startRedis(), SPLITS === undefined ? undefined : startObjectStore(SPLITS)]);
     options = {
       index: pg.url,
       redis: redis.url,
+      splits: store?.url,
       shards: SHARDS,
       leaseMs: LEASE_MS,
       args: ['--processing-interval', '20', '--workers', '1'],
@@ -52,12 +70,12 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     nodes = await startCluster(3, options);
   }, 120_000);
 
-  afterAll(() => stopCluster(nodes, [pg, redis]), 120_000);
+  afterAll(() => stopCluster(nodes, [pg, redis, store]), 120_000);
 
   it('kill -9 of a random node at random moments, 10 cycles, each restarted', async () => {
     const rand = prng(SEED);
     const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const journal = await createWorkload(w1.url, 8);
+    const journal = await createWorkload(w1.url, 8, SECONDS_APART);
     const killed: string[] = [];
     await underLoad(journal, () => [w1.url, w2.url], SEED, async () => {
       for (let cycle = 0; cycle < 10; cycle++) {
@@ -71,6 +89,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     });
     console.log(`kill -9: killed ${killed.join(', ')}`);
     await expectInvariant('kill -9', reader, journal);
+    if (store !== undefined) expect((await objectsOf(store, journal.metricIds)).length, 'sealed splits in the object store').toBeGreaterThan(0);
   }, 180_000);
 
   // Stops of two leases, at random moments: shorter than a node's membership (10 s), so the others do not
@@ -79,7 +98,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
   // count is reported here; failpoints.test.ts stops a holder inside a batch and requires the refusal.
   it('a lease holder stalled past its lease and resumed: the invariant holds, late commits are counted', async () => {
     const [victim, writer, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const journal = await createWorkload(writer.url, 16);
+    const journal = await createWorkload(writer.url, 16, SECONDS_APART);
     const before = (await clusterView(victim)).fenced_commits;
     const rand = prng(SEED + 11);
     // Pushes through the victim wait in its socket backlog while it is stopped, and are answered once it resumes.
@@ -103,7 +122,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     ['SIGKILL', 'crash'],
   ])('Redis %s (%s) during pushes: 503 meanwhile, nodes recover without a restart, invariant', async (signal) => {
     const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const journal = await createWorkload(w1.url, 8);
+    const journal = await createWorkload(w1.url, 8, SECONDS_APART);
     const pids = nodes.map((n) => n.pid);
     let outage = new Map<string, number>();
     let atUp = new Map<string, number>();
@@ -128,7 +147,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
 
   it('PostgreSQL immediate stop then start: index calls 503 meanwhile, nodes recover without a restart, invariant', async () => {
     const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const journal = await createWorkload(w1.url, 8);
+    const journal = await createWorkload(w1.url, 8, SECONDS_APART);
     const pids = nodes.map((n) => n.pid);
     let outage = new Map<string, number>();
     let atUp = new Map<string, number>();
@@ -160,7 +179,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
 
   it('a fourth node joins and one leaves gracefully mid-run: the shards move, invariant', async () => {
     const [w1, leaver, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const journal = await createWorkload(w1.url, 8);
+    const journal = await createWorkload(w1.url, 8, SECONDS_APART);
     let joined: ClusterNode | undefined;
     const writers = () => [w1.url, ...(leaver.alive() ? [leaver.url] : []), ...(joined === undefined ? [] : [joined.url])];
     try {
@@ -182,10 +201,10 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     }
   }, 120_000);
 
-  it('metrics deleted while their shards are busy: 404 through every node, no series left in Redis', async () => {
+  it('metrics deleted while their shards are busy: 404 through every node, no series left in Redis or the object store', async () => {
     const [w1, w2, reader] = nodes as [ClusterNode, ClusterNode, ClusterNode];
-    const kept = await createWorkload(w1.url, 6);
-    const doomed = await createWorkload(w1.url, 6);
+    const kept = await createWorkload(w1.url, 6, SECONDS_APART);
+    const doomed = await createWorkload(w1.url, 6, SECONDS_APART);
     let doomedRunning = true;
     const doomedPushes = push(doomed, { nodes: () => [w1.url, w2.url], clients: 2, seed: SEED + 5, running: () => doomedRunning, perPush: 50 });
     await underLoad(kept, () => [w1.url, w2.url], SEED + 6, async () => {
@@ -222,5 +241,6 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     } finally {
       client.disconnect();
     }
+    if (store !== undefined) expect(await objectsOf(store, doomed.metricIds)).toEqual([]);
   }, 120_000);
 });

@@ -12,6 +12,8 @@ export interface ClusterOptions {
   index: string;
   /** redis:// URL of incoming, series, splits and coordination. */
   redis: string;
+  /** s3:// URL of the sealed splits' object store; absent: they stay in Redis. */
+  splits?: string;
   shards: number;
   leaseMs: number;
   /** More flags for every node (e.g. `--processing-interval 20`). */
@@ -29,6 +31,7 @@ export class ClusterNode {
     const args = [
       '--node-id', name, '--index', options.index, '--incoming', options.redis, '--series', options.redis,
       '--coordination', options.redis, '--shards', String(options.shards), '--lease', String(options.leaseMs),
+      ...(options.splits === undefined ? [] : ['--splits', options.splits]),
       ...(options.args ?? []),
     ];
     return new ClusterNode(name, args, await startServer(tempDir(`node-${name}`), args));

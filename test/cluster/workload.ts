@@ -29,9 +29,11 @@ export interface Journal {
   /** Per metric, its next second; and the next value, unique across metrics. */
   nextSecond: number[];
   nextValue: number;
+  /** Seconds between a metric's consecutive measures: 1 s rows seal a split every 3,600 / secondsApart measures. */
+  secondsApart: number;
 }
 
-export async function createWorkload(node: string, metrics: number): Promise<Journal> {
+export async function createWorkload(node: string, metrics: number, secondsApart = 1): Promise<Journal> {
   const policy = await call(node, 'POST', '/v1/archive_policy', WORKLOAD_POLICY);
   if (policy.status !== 201 && policy.status !== 409) throw new Error(`archive policy: ${policy.status} ${policy.text}`);
   const metricIds: string[] = [];
@@ -40,7 +42,7 @@ export async function createWorkload(node: string, metrics: number): Promise<Jou
     if (m.status !== 201) throw new Error(`metric: ${m.status} ${m.text}`);
     metricIds.push(m.body.id as string);
   }
-  return { metricIds, measures: metricIds.map(() => new Map()), statuses: new Map(), nextSecond: metricIds.map(() => 0), nextValue: 1 };
+  return { metricIds, measures: metricIds.map(() => new Map()), statuses: new Map(), nextSecond: metricIds.map(() => 0), nextValue: 1, secondsApart };
 }
 
 /** The fate of a push's measures from its outcome; undefined: not applied. */
@@ -83,7 +85,8 @@ export async function push(journal: Journal, options: PushOptions): Promise<void
       for (const m of mine) {
         const n = randInt(rand, 1, options.perPush ?? 10);
         body[journal.metricIds[m]!] = Array.from({ length: n }, () => {
-          const second = journal.nextSecond[m]!++;
+          const second = journal.nextSecond[m]!;
+          journal.nextSecond[m] = second + journal.secondsApart;
           const value = journal.nextValue++;
           pushed.push([m, second, value]);
           return { timestamp: isoSeconds(second), value };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Coordinator, Fence, IncomingLog, Lease, Shard } from '../../engine/drivers/types.js';
 import { Engine } from '../../engine/engine.js';
+import { EngineUnavailable } from '../../engine/errors.js';
 import { encodeIncomingBatch } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { inlineRunner } from '../../engine/pool.js';
@@ -99,6 +100,23 @@ async function push(values: number[]): Promise<void> {
 
 const pendingMetrics = () => processor.backlog(false).metrics;
 
+/** The LMDB log as a cluster node sees Redis': records come from others too, found by following it. */
+function sharedLog(): IncomingLog {
+  const log = engine.drivers.incoming;
+  return {
+    shared: true,
+    shards: log.shards,
+    shardOf: (id) => log.shardOf(id),
+    append: (records) => log.append(records),
+    scan: (shard, visit, after) => log.scan(shard, visit, after),
+    head: (shard) => log.head(shard),
+    fetch: (shard, seqs, visit) => log.fetch(shard, seqs, visit),
+    drop: (shard, seq) => log.drop(shard, seq),
+    hurry: (shard, seq) => log.hurry(shard, seq),
+    hurried: () => log.hurried(),
+  };
+}
+
 describe('shard leases', () => {
   it('processes a shard only once given it, from the records pushed before, under its fence', async () => {
     await processor.open();
@@ -145,19 +163,7 @@ describe('shard leases', () => {
   });
 
   it('with a log other nodes append to: a refresh of a held shard\'s metric takes a record it was not told of', async () => {
-    // The LMDB log as a cluster node sees Redis': records come from others too, found by following it.
-    const log = engine.drivers.incoming;
-    const incoming: IncomingLog = {
-      shared: true,
-      shards: log.shards,
-      shardOf: (id) => log.shardOf(id),
-      append: (records) => log.append(records),
-      scan: (shard, visit, after) => log.scan(shard, visit, after),
-      head: (shard) => log.head(shard),
-      fetch: (shard, seqs, visit) => log.fetch(shard, seqs, visit),
-      drop: (shard, seq) => log.drop(shard, seq),
-    };
-    const node = new Processor({ drivers: { ...engine.drivers, incoming, coordinator }, index: engine.index, runner: inlineRunner(engine.drivers), parallelism: 1, intervalMs: 1e9, batchSize: 8, leaseMs: 60 });
+    const node = new Processor({ drivers: { ...engine.drivers, incoming: sharedLog(), coordinator }, index: engine.index, runner: inlineRunner(engine.drivers), parallelism: 1, intervalMs: 1e9, batchSize: 8, leaseMs: 60 });
     coordinator.give([0]);
     await node.open();
     node.start();
@@ -171,5 +177,52 @@ describe('shard leases', () => {
     }
     const [series] = await engine.getMeasures(metric, { method: 'sum' });
     expect([...series!.values]).toEqual([1, 2]);
+  });
+
+  describe('a refresh of metrics whose shard another node holds (lease 60 ms: two leases are 120 ms)', () => {
+    /** A node holding no shard, following the shared log. */
+    const reader = () => new Processor({ drivers: { ...engine.drivers, incoming: sharedLog(), coordinator: new SetCoordinator() }, index: engine.index, runner: inlineRunner(engine.drivers), parallelism: 1, intervalMs: 1e9, batchSize: 8, leaseMs: 60 });
+
+    it('waits for a holder that takes longer than two leases but keeps processing', async () => {
+      const metrics = [metric];
+      for (let i = 0; i < 5; i++) metrics.push(await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null }));
+      for (const [i, m] of metrics.entries()) await engine.addMeasures(new Map([[m.id, { timestamps: Float64Array.of(T0), values: Float64Array.of(i) }]]));
+      // One metric a batch, 60 ms each: 360 ms for the six.
+      const run = inlineRunner(engine.drivers);
+      const holder = new Processor({
+        drivers: { ...engine.drivers, incoming: sharedLog(), coordinator },
+        index: engine.index,
+        runner: async (jobs, lease) => (await new Promise((resolve) => setTimeout(resolve, 60)), run(jobs, lease)),
+        parallelism: 1,
+        intervalMs: 1e9,
+        batchSize: 1,
+        leaseMs: 60_000,
+      });
+      const node = reader();
+      await node.open();
+      coordinator.give([0]);
+      await holder.open();
+      holder.start();
+      try {
+        const started = performance.now();
+        await node.refresh(metrics.map((m) => m.id));
+        expect(performance.now() - started).toBeGreaterThan(120);
+      } finally {
+        await Promise.all([holder.close(), node.close()]);
+      }
+      for (const [i, m] of metrics.entries()) expect([...(await engine.getMeasures(m, { method: 'sum' }))[0]!.values]).toEqual([i]);
+    });
+
+    it('answers EngineUnavailable once two leases pass without progress (no holder)', async () => {
+      await push([1]);
+      const node = reader();
+      await node.open();
+      try {
+        await expect(node.refresh([metric.id])).rejects.toThrow(EngineUnavailable);
+        await expect(node.refresh([metric.id])).rejects.toThrow(/shard 0 made no progress within 120 ms/);
+      } finally {
+        await node.close();
+      }
+    });
   });
 });
