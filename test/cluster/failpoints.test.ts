@@ -16,22 +16,15 @@ import { shardOfMetric } from '../../engine/drivers/shard-hash.js';
 import { FAILPOINTS, type FailpointName } from '../../engine/failpoints.js';
 import { call, prng, randInt, request, seedFromEnv, sleep } from '../reliability/harness.js';
 import { clusterView, everyShardHeld, expectInvariant, underLoad } from './checks.js';
-import { clusterEnginesMissing, splitsStoreKind, startObjectStore, startPostgres, startRedis, type Engine } from './engines.js';
-import { startCluster, stopCluster, type ClusterNode, type ClusterOptions } from './nodes.js';
+import { MISSING, SECONDS_APART, SETUP, SHARDS, SPLITS, startFailureEngines, stopFailureCluster, type FailureEngines } from './failure-cluster.js';
+import { startCluster, type ClusterNode } from './nodes.js';
 import { createWorkload, WORKLOAD_POLICY, type Journal } from './workload.js';
 
-const SHARDS = 8;
-const LEASE_MS = 2000;
 const SEED = seedFromEnv('CLUSTER_SEED');
-const SPLITS = splitsStoreKind();
-const SECONDS_APART = SPLITS === undefined ? 1 : 30;
 
-const missing = clusterEnginesMissing(SPLITS);
-if (missing !== undefined) console.warn(missing);
+if (MISSING !== undefined) console.warn(MISSING);
 
-let pg: Engine | undefined;
-let redis: Engine | undefined;
-let store: Engine | undefined;
+let engines: FailureEngines;
 let nodes: ClusterNode[] = [];
 let armed: ClusterNode;
 let writer: ClusterNode;
@@ -95,19 +88,11 @@ async function fencedAsSeenBy(through: ClusterNode, node: ClusterNode, least: nu
   }
 }
 
-describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms, sealed splits in ${SPLITS ?? 'Redis'})`, () => {
+describe.skipIf(MISSING !== undefined)(MISSING ?? `cluster fault points (${SETUP})`, () => {
   beforeAll(async () => {
     console.log(`cluster fault points: seed ${SEED} (CLUSTER_SEED=${SEED} replays it)`);
-    [pg, redis, store] = await Promise.all([startPostgres(), startRedis(), SPLITS === undefined ? undefined : startObjectStore(SPLITS)]);
-    const options: ClusterOptions = {
-      index: pg.url,
-      redis: redis.url,
-      splits: store?.url,
-      shards: SHARDS,
-      leaseMs: LEASE_MS,
-      args: ['--processing-interval', '20', '--workers', '1'],
-    };
-    nodes = await startCluster(3, options);
+    engines = await startFailureEngines();
+    nodes = await startCluster(3, engines.options);
     names = nodes.map((n) => n.name);
     const owned = (node: ClusterNode) => shardsOf(node.name, names, SHARDS);
     [armed, writer, reader] = [...nodes].sort((a, b) => owned(b).length - owned(a).length) as [ClusterNode, ClusterNode, ClusterNode];
@@ -116,7 +101,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster fault points (3 nodes
     console.log(`armed ${armed.name} (shards ${armedShards.join(', ')}), writer ${writer.name}, reader ${reader.name}`);
   }, 120_000);
 
-  afterAll(() => stopCluster(nodes, [pg, redis, store]), 120_000);
+  afterAll(() => stopFailureCluster(nodes, engines), 120_000);
 
   // 10 kills in all (12 with an object store); a kill at push.appended costs no wait for the armed node to take its shards back.
   it.each<[FailpointName, number]>([

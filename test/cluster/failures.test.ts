@@ -11,24 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardKeys } from '../../engine/drivers/redis/keys.js';
 import { s3SplitObjects } from '../../engine/drivers/s3/s3-objects.js';
 import { call, prng, randInt, seedFromEnv, sleep } from '../reliability/harness.js';
-import { clusterEnginesMissing, splitsStoreKind, startObjectStore, startPostgres, startRedis, type DownSignal, type Engine } from './engines.js';
+import type { DownSignal, Engine } from './engines.js';
+import { LEASE_MS, MISSING, SECONDS_APART, SETUP, SHARDS, startFailureEngines, stopFailureCluster, type FailureEngines } from './failure-cluster.js';
 import { clusterView, describeStatuses, everyShardHeld, expectInvariant as expectInvariantThrough, since, underLoad } from './checks.js';
-import { ClusterNode, startCluster, stopCluster, type ClusterOptions } from './nodes.js';
+import { ClusterNode, startCluster } from './nodes.js';
 import { createWorkload, push, WORKLOAD_POLICY, type Journal } from './workload.js';
 
-const SHARDS = 8;
-const LEASE_MS = 2000;
 const SEED = seedFromEnv('CLUSTER_SEED');
-const SPLITS = splitsStoreKind();
-const SECONDS_APART = SPLITS === undefined ? 1 : 30;
 
-const missing = clusterEnginesMissing(SPLITS);
-if (missing !== undefined) console.warn(missing);
+if (MISSING !== undefined) console.warn(MISSING);
 
-let pg: Engine | undefined;
-let redis: Engine | undefined;
-let store: Engine | undefined;
-let options: ClusterOptions;
+let engines: FailureEngines;
 let nodes: ClusterNode[] = [];
 
 const expectInvariant = (name: string, reader: ClusterNode, journal: Journal) => expectInvariantThrough(name, reader, journal, nodes, SHARDS);
@@ -55,22 +48,14 @@ async function expectNodesRecovered(pids: number[], metricId: string): Promise<v
   }
 }
 
-describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${SHARDS} shards, lease ${LEASE_MS} ms, sealed splits in ${SPLITS ?? 'Redis'})`, () => {
+describe.skipIf(MISSING !== undefined)(MISSING ?? `cluster failures (${SETUP})`, () => {
   beforeAll(async () => {
     console.log(`cluster failures: seed ${SEED} (CLUSTER_SEED=${SEED} replays it)`);
-    [pg, redis, store] = await Promise.all([startPostgres(), startRedis(), SPLITS === undefined ? undefined : startObjectStore(SPLITS)]);
-    options = {
-      index: pg.url,
-      redis: redis.url,
-      splits: store?.url,
-      shards: SHARDS,
-      leaseMs: LEASE_MS,
-      args: ['--processing-interval', '20', '--workers', '1'],
-    };
-    nodes = await startCluster(3, options);
+    engines = await startFailureEngines();
+    nodes = await startCluster(3, engines.options);
   }, 120_000);
 
-  afterAll(() => stopCluster(nodes, [pg, redis, store]), 120_000);
+  afterAll(() => stopFailureCluster(nodes, engines), 120_000);
 
   it('kill -9 of a random node at random moments, 10 cycles, each restarted', async () => {
     const rand = prng(SEED);
@@ -89,7 +74,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     });
     console.log(`kill -9: killed ${killed.join(', ')}`);
     await expectInvariant('kill -9', reader, journal);
-    if (store !== undefined) expect((await objectsOf(store, journal.metricIds)).length, 'sealed splits in the object store').toBeGreaterThan(0);
+    if (engines.store !== undefined) expect((await objectsOf(engines.store, journal.metricIds)).length, 'sealed splits in the object store').toBeGreaterThan(0);
   }, 180_000);
 
   // Stops of two leases, at random moments: shorter than a node's membership (10 s), so the others do not
@@ -128,11 +113,11 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     let atUp = new Map<string, number>();
     await underLoad(journal, () => [w1.url, w2.url], SEED + 2, async () => {
       await sleep(1000);
-      await redis!.down(signal);
+      await engines.redis.down(signal);
       const atDown = new Map(journal.statuses);
       await sleep(2000);
       outage = since(journal, atDown);
-      await redis!.start();
+      await engines.redis.start();
       atUp = new Map(journal.statuses);
       await sleep(2000);
     });
@@ -153,7 +138,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     let atUp = new Map<string, number>();
     await underLoad(journal, () => [w1.url, w2.url], SEED + 3, async () => {
       await sleep(1000);
-      await pg!.down('SIGQUIT');
+      await engines.pg.down('SIGQUIT');
       const atDown = new Map(journal.statuses);
       for (const node of nodes) {
         const created = await call(node.url, 'POST', '/v1/metric', { archive_policy_name: WORKLOAD_POLICY.name });
@@ -161,7 +146,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
       }
       await sleep(1500);
       outage = since(journal, atDown);
-      await pg!.start();
+      await engines.pg.start();
       atUp = new Map(journal.statuses);
       await sleep(2000);
     });
@@ -185,7 +170,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     try {
       await underLoad(journal, writers, SEED + 4, async () => {
         await sleep(1000);
-        joined = await ClusterNode.start('n4', options);
+        joined = await ClusterNode.start('n4', engines.options);
         await sleep(1500);
         await leaver.down('SIGTERM');
         await sleep(1500);
@@ -226,7 +211,7 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
         expect((await call(node.url, 'GET', `/v1/metric/${id}/measures?refresh=true`)).status, `${node.name} ${id}`).toBe(404);
       }
     }
-    const client = new Redis(redis!.url, { maxRetriesPerRequest: 1 });
+    const client = new Redis(engines.redis.url, { maxRetriesPerRequest: 1 });
     try {
       const left: string[] = [];
       for (const id of doomed.metricIds) {
@@ -241,6 +226,6 @@ describe.skipIf(missing !== undefined)(missing ?? `cluster failures (3 nodes, ${
     } finally {
       client.disconnect();
     }
-    if (store !== undefined) expect(await objectsOf(store, doomed.metricIds)).toEqual([]);
+    if (engines.store !== undefined) expect(await objectsOf(engines.store, doomed.metricIds)).toEqual([]);
   }, 120_000);
 });
