@@ -28,7 +28,7 @@ import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingPoints, incomingPoints, type IncomingPoints } from './incoming-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
-import { upgradeIncoming } from './incoming-upgrade.js';
+import { upgradeFormat } from './format-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
 
@@ -224,7 +224,7 @@ export class Engine {
     let backends: Backends;
     try {
       if (options.cluster === undefined) {
-        upgradeIncoming(storage, options.progress);
+        upgradeFormat(storage, options.progress);
         backends = embeddedBackends(storage, options, { onPoliciesChanged: () => engine?.policiesChanged(), onMetricsDeleted });
       } else {
         // Loaded only in cluster mode: the PostgreSQL and Redis clients cost the embedded mode's start-up ~200 ms.

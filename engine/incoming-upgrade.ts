@@ -1,15 +1,14 @@
 /**
  * Opening a format 1 data directory: its pending measures, kept per metric
  * under [metricId, seq] (n float64 timestamps then n values), move into
- * format 2's incoming records, one per former entry and under the same seq,
- * in one transaction that also stamps the new format. States of format 1
- * carry no `lastSeq` (read as 0), so every moved record is pending.
+ * format 2's incoming records, one per former entry and under the same seq.
+ * States of format 1 carry no `lastSeq` (read as 0), so every moved record
+ * is pending. Runs inside the upgrade's transaction (engine/format-upgrade.ts).
  */
 import type { Series } from './aggregation.js';
-import { entryCount } from './db-stats.js';
 import { encodeIncomingBatch } from './incoming-batch.js';
-import { silentProgress, type Progress } from './progress.js';
-import { FORMAT_VERSION, type Storage } from './storage.js';
+import type { ProgressTask } from './progress.js';
+import type { Storage } from './storage.js';
 
 function oldSeries(bytes: Uint8Array): Series {
   const n = bytes.length >>> 4;
@@ -20,23 +19,14 @@ function oldSeries(bytes: Uint8Array): Series {
   return { timestamps, values };
 }
 
-export function upgradeIncoming(storage: Storage, progress: Progress = silentProgress): void {
-  if (storage.meta.get('format') === FORMAT_VERSION) return;
-  const task = progress.task(`upgrading to format ${FORMAT_VERSION}: pending measures`, entryCount(storage.incoming));
-  try {
-    storage.root.transactionSync(() => {
-      const moved = [...storage.incoming.getRange()].map(({ key, value }) => ({
-        key,
-        record: encodeIncomingBatch(new Map([[key[0], oldSeries(value)]])).bytes,
-      }));
-      for (const { key, record } of moved) {
-        void storage.incomingBatches.put(key[1], record);
-        void storage.incoming.remove(key);
-        task.advance();
-      }
-      void storage.meta.put('format', FORMAT_VERSION);
-    });
-  } finally {
-    task.finish();
+export function moveFormat1Incoming(storage: Storage, task: ProgressTask): void {
+  const moved = [...storage.incoming.getRange()].map(({ key, value }) => ({
+    key,
+    record: encodeIncomingBatch(new Map([[key[0], oldSeries(value)]])).bytes,
+  }));
+  for (const { key, record } of moved) {
+    void storage.incomingBatches.put(key[1], record);
+    void storage.incoming.remove(key);
+    task.advance();
   }
 }

@@ -62,9 +62,10 @@ export const DEFAULT_LEASE_MS = 30_000;
 /**
  * Loose rows worth settling a metric for: settling re-encodes its newest
  * chunk, so a metric that receives a point now and then is settled once
- * per this many points rather than after each.
+ * per this many points rather than after each. Below CHUNK_ROWS - 1
+ * (engine/state-chunks.ts), which an update freezes anyway.
  */
-export const SETTLE_LEAST_ROWS = 16;
+export const SETTLE_LEAST_ROWS = 4;
 
 export interface ProcessorOptions {
   drivers: Drivers;

@@ -5,9 +5,12 @@
  * 182 -> 90 bytes), stored once per record. Properties beyond the fields
  * named follow as one map, so that nothing a caller stores is lost. A record
  * written as a map (on-disk format 4 and before) still decodes as it was
- * stored.
+ * stored. Fields holding a UUID (a record's own id, a metric's resource)
+ * store a canonical one as its 16 bytes, not its 36 characters (format 6);
+ * text stored before reads as it was.
  */
 import { Packr } from 'msgpackr';
+import { readUuid, writeUuid } from './uuid-keys.js';
 
 /** An lmdb-js value encoder (lmdb-js hands decode a buffer and the value's size). */
 export interface RecordEncoder<T> {
@@ -18,11 +21,25 @@ export interface RecordEncoder<T> {
 // Nested objects (a resource's attributes) as maps: msgpackr's records would define their shapes in every value.
 const packr = new Packr({ useRecords: false });
 
-export function fieldsEncoder<T extends object>(fields: readonly (keyof T & string)[]): RecordEncoder<T> {
+const UUID_BYTES = 16;
+
+function packedUuid(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const bytes = Buffer.allocUnsafe(UUID_BYTES);
+  return writeUuid(value, bytes, 0) < 0 ? value : bytes;
+}
+
+function unpackedUuid(value: unknown): unknown {
+  return value instanceof Uint8Array && value.length === UUID_BYTES ? readUuid(value, 0) : value;
+}
+
+/** `uuids`: the fields that hold a UUID or null. */
+export function fieldsEncoder<T extends object>(fields: readonly (keyof T & string)[], uuids: readonly (keyof T & string)[] = []): RecordEncoder<T> {
   const named = new Set<string>(fields);
+  const isUuid = fields.map((field) => uuids.includes(field));
   return {
     encode(record) {
-      const values: unknown[] = fields.map((field) => record[field]);
+      const values: unknown[] = fields.map((field, i) => (isUuid[i] ? packedUuid(record[field]) : record[field]));
       // Every index write encodes here: no array of entries for the usual record without extras.
       let rest: Record<string, unknown> | undefined;
       for (const key of Object.keys(record)) if (!named.has(key)) (rest ??= {})[key] = record[key as keyof T];
@@ -33,7 +50,7 @@ export function fieldsEncoder<T extends object>(fields: readonly (keyof T & stri
       const value: unknown = packr.unpack(size === undefined ? bytes : bytes.subarray(0, size));
       if (!Array.isArray(value)) return value as T;
       const record: Record<string, unknown> = {};
-      fields.forEach((field, i) => (record[field] = value[i]));
+      fields.forEach((field, i) => (record[field] = isUuid[i] ? unpackedUuid(value[i]) : value[i]));
       if (value.length > fields.length) Object.assign(record, value[fields.length]);
       return record as T;
     },

@@ -3,9 +3,10 @@
  * must not grow with the data: the raw tail (up to a block of points, 3,600
  * at 1 s for a 1 h block) and each open split (up to 3,600 rows of every
  * method: ~200 KB for 6 methods) would make every update rewrite that much.
- * So only their newest rows stay inline; once there are CHUNK_ROWS of them,
- * all but the last are frozen into a chunk record keyed [metric,
- * granularity, first timestamp] (granularity 0: the tail).
+ * So only their newest rows stay inline; once there are CHUNK_ROWS of them
+ * (TAIL_CHUNK_POINTS for the tail), all but the last are frozen into a
+ * chunk record keyed [metric, granularity, first timestamp] (granularity 0:
+ * the tail).
  *
  * An open split's chunks hold its rows encoded by the split codec's compact
  * form (raw, as the inline rows, they took 8 bytes per value and most of
@@ -43,8 +44,27 @@ import {
 import type { RecordWriter, SeriesRange, SeriesSnapshot, StateChunkKey } from './drivers/types.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
 
-/** Inline rows at which they are frozen: bounds an update's rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes. */
-export const CHUNK_ROWS = 256;
+/**
+ * Inline rows of an open split at which they are frozen: bounds an update's
+ * rewrite to ~CHUNK_ROWS x (methods + 1) x 8 bytes, and what a state takes
+ * in its B-tree page. LMDB splits a page when a state put in place outgrows
+ * it and never merges the halves back unless they fall under a quarter
+ * full: states of metrics fed in step (time-major rounds) grow together, so
+ * the pages their largest size called for stay, and the file keeps its
+ * high-water mark. At 256 rows (1 method: 4 KB states, each on overflow
+ * pages) bench:footprint p60 peaked at 6,745 pages (metric_state 2,390) and
+ * kept metric_state at 1,207 pages for 11,000 93-byte states; at 16, 5,378
+ * and 721. Freezing more often costs a re-encode of the newest chunk per
+ * CHUNK_ROWS - 1 rows (up to CHUNK_BYTES of it).
+ */
+export const CHUNK_ROWS = 16;
+
+/**
+ * Raw tail points at which all but the last are frozen. The tail's chunks
+ * stay raw (its points are not on a grid), 16 bytes a point, so small ones
+ * would cost their key and page slot for little.
+ */
+export const TAIL_CHUNK_POINTS = 256;
 
 /**
  * An open split's chunk grows (each freeze re-encoding it, at ~0.1 µs a
@@ -215,7 +235,7 @@ export function storeTail(
   const inline = keep ? { timestamps: ts.subarray(f), values: next.values.subarray(f) } : next;
   const chunks = keep ? oldChunks : 0;
   const last = inline.timestamps.length - 1;
-  if (last + 1 < CHUNK_ROWS) return { tail: inline, tailFrozen: chunks };
+  if (last + 1 < TAIL_CHUNK_POINTS) return { tail: inline, tailFrozen: chunks };
   w.put('chunk', [metricId, TAIL, inline.timestamps[0]!], encodeRawSplit({ timestamps: inline.timestamps.subarray(0, last), columns: [inline.values.subarray(0, last)], present: [null] }));
   return { tail: { timestamps: inline.timestamps.subarray(last), values: inline.values.subarray(last) }, tailFrozen: chunks + 1 };
 }

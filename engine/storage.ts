@@ -12,11 +12,13 @@ import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import type { MetricRecord } from './index.js';
 import { fieldsEncoder } from './record-codec.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
+import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uuid-keys.js';
 
 /**
- * Bumped whenever the on-disk layout changes. Version 1 kept incoming
- * measures per metric; `upgradeIncoming` (engine/incoming-upgrade.ts) moves
- * them into version 2's shared records when such a directory is opened.
+ * Bumped whenever the on-disk layout changes; engine/format-upgrade.ts
+ * brings an older directory up to date when it is opened. Version 1 kept
+ * incoming measures per metric; the upgrade (engine/incoming-upgrade.ts)
+ * moves them into version 2's shared records.
  * Version 3 added open-split chunks; its metric states still read those of
  * versions 1 and 2 (as states with no chunks), so the upgrade from 2 only
  * stamps the version. Version 4 encodes open-split chunks with the split
@@ -26,10 +28,33 @@ import type { ResourceRecord, Revision } from './resource-search.js';
  * resource records as arrays of their fields (record-codec.ts), and keeps
  * incoming records in segment files (drivers/lmdb/segment-log.ts); records
  * of version 4, maps and `incoming_batches`, are still read, so the upgrade
- * from 4 only stamps the version.
+ * from 4 only stamps the version. Version 6 stores the metric and resource
+ * UUIDs of the keys of ID_KEYED_DBS as 16 bytes (engine/uuid-keys.ts), and
+ * those of metric and resource records and of metrics_by_resource's values
+ * too (record-codec.ts, uuid-keys.ts idValues): the upgrade from 5 rewrites
+ * those databases' keys; values holding text UUIDs still read.
  */
-export const FORMAT_VERSION = 5;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4];
+export const FORMAT_VERSION = 6;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5];
+
+/**
+ * LMDB names of the databases whose keys hold a metric or resource UUID, and
+ * how (engine/uuid-keys.ts). Not `splits`: its values are kilobytes, the
+ * 20 bytes a key saves are not worth rewriting them on upgrade. Open them
+ * with these encoders or with binary keys, never with lmdb-js' default
+ * keys: those install on the database a comparison that expects keys
+ * padded with zeros, and lookups of these keys then go astray.
+ */
+export const ID_KEYED_DBS: Readonly<Record<string, KeyEncoder>> = {
+  metrics: idKeys,
+  metric_state: idKeys,
+  state_chunks: idFirstKeys,
+  resources: idKeys,
+  resource_history: idFirstKeys,
+  resources_by_type: idLastKeys('s'),
+  resources_by_revision_start: idLastKeys('sn'),
+  metrics_by_resource: idFirstKeys,
+};
 
 export type IncomingKey = [metricId: string, seq: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
@@ -76,7 +101,7 @@ export interface Storage {
   readonly resourceValues: Database<Buffer, Buffer>;
   /** Index: closed revisions by field value, as resourceValues with the revision in the dup. */
   readonly resourceHistoryValues: Database<Buffer, Buffer>;
-  /** Index: a resource's named metrics, value the metric id. */
+  /** Index: a resource's named metrics, value the metric id (uuid-keys.ts idValues). */
   readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
 }
@@ -119,10 +144,12 @@ const VALUE_INDEX = {
 
 /** lmdb-js takes `encoder` at run time; its database options' type does not name it. */
 const withEncoder = (encoder: object) => ({ encoder });
-const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId']);
+/** Options of a database of ID_KEYED_DBS: its name and key encoder. */
+export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
+const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId']);
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
-const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS);
-const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd']);
+const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id']);
+const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id']);
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
 
@@ -144,20 +171,20 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
     policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
-    metrics: root.openDB({ name: 'metrics', ...withEncoder(METRIC_RECORDS) }),
+    metrics: root.openDB({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
     incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
-    states: root.openDB({ name: 'metric_state', encoding: 'binary' }),
+    states: root.openDB({ ...idKeyed('metric_state'), encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
-    stateChunks: root.openDB({ name: 'state_chunks', encoding: 'binary' }),
+    stateChunks: root.openDB({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: root.openDB({ name: 'resources', ...withEncoder(RESOURCE_RECORDS) }),
-    resourceHistory: root.openDB({ name: 'resource_history', ...withEncoder(REVISION_RECORDS) }),
-    resourcesByType: root.openDB({ name: 'resources_by_type', encoding: 'msgpack' }),
-    resourcesByRevisionStart: root.openDB({ name: 'resources_by_revision_start', encoding: 'msgpack' }),
+    resources: root.openDB({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) }),
+    resourceHistory: root.openDB({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
+    resourcesByType: root.openDB({ ...idKeyed('resources_by_type'), encoding: 'msgpack' }),
+    resourcesByRevisionStart: root.openDB({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
     resourceHistoryValues: root.openDB({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),
-    metricsByResource: root.openDB({ name: 'metrics_by_resource', encoding: 'string' }),
+    metricsByResource: root.openDB({ ...idKeyed('metrics_by_resource'), ...withEncoder(idValues) }),
     close: () => root.close(),
   };
   if (!options.readOnly) {

@@ -1,12 +1,14 @@
 // Index records stored as arrays of their fields: they read back whole
 // (properties beyond the named fields included), smaller than the maps of
-// format 4, whose records still read as they were stored.
+// format 4, whose records still read as they were stored; UUID fields as
+// 16 bytes, text UUIDs of format 5 still read.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
+import { upgradeFormat } from '../../engine/format-upgrade.js';
 import { fieldsEncoder } from '../../engine/record-codec.js';
 import { dbPath, openStorage } from '../../engine/storage.js';
 
@@ -48,13 +50,36 @@ describe('index records as arrays of their fields', () => {
       const old = open({ path: dbPath(dir) });
       await old.openDB({ name: 'metrics', encoding: 'msgpack' }).put(ID, METRIC);
       await old.openDB({ name: 'resources', encoding: 'msgpack' }).put(ID, RESOURCE);
+      await old.openDB({ name: 'meta', encoding: 'msgpack' }).put('format', 4);
       await old.close();
       const storage = openStorage(dir);
+      // Format 6 keys hold UUIDs as bytes: opening rewrites the text ones.
+      upgradeFormat(storage);
       expect(storage.metrics.get(ID)).toEqual(METRIC);
       expect(storage.resources.get(ID)).toEqual(RESOURCE);
       await storage.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('UUID fields', () => {
+    const uuids = fieldsEncoder<Record<string, unknown>>(Object.keys(METRIC), ['id', 'resourceId']);
+    const RESOURCE_ID = 'f85c5c7b-512c-5832-99cc-a939f88920fd';
+
+    it.each([
+      ['canonical UUIDs, as 16 bytes each', { ...METRIC, resourceId: RESOURCE_ID }, 2 * 20],
+      ['a canonical UUID and null', METRIC, 20],
+      ['ids that are not canonical UUIDs, as text', { ...METRIC, id: 'not-a-uuid', resourceId: RESOURCE_ID.toUpperCase() }, 0],
+    ])('read back %s', (_, record, saved) => {
+      const bytes = uuids.encode(record);
+      expect(uuids.decode(bytes)).toEqual(record);
+      expect(metrics.encode(record).length - bytes.length).toBe(saved);
+    });
+
+    it('read a record of text UUIDs as it was stored', () => {
+      const record = { ...METRIC, resourceId: RESOURCE_ID };
+      expect(uuids.decode(metrics.encode(record))).toEqual(record);
+    });
   });
 });

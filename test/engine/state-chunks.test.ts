@@ -17,7 +17,7 @@ import { decodeMetricState } from '../../engine/metric-state.js';
 import { processMetrics } from '../../engine/process-metrics.js';
 import { SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { encodeRawSplit, isRawSplit, rawRowCount } from '../../engine/split.js';
-import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, MAX_CHUNK_ROWS } from '../../engine/state-chunks.js';
+import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, MAX_CHUNK_ROWS, TAIL_CHUNK_POINTS } from '../../engine/state-chunks.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -117,24 +117,26 @@ describe('open splits kept in chunks', () => {
     await engine.close();
   });
 
-  it('freeze rows past CHUNK_ROWS, drop the chunks when the split is sealed, the tail moves on and the metric is deleted', async () => {
+  it('freeze rows past CHUNK_ROWS (tail points past TAIL_CHUNK_POINTS), drop the chunks when the split is sealed, the tail moves on and the metric is deleted', async () => {
     const engine = await openEngine();
     const metric = await newMetric(engine);
     const seconds = (from: number, to: number) => Array.from({ length: to - from }, (_, i): [number, number] => [from + i, i]);
     await push(engine, metric, seconds(0, CHUNK_ROWS - 1));
     expect(chunkCount(engine, metric)).toBe(0);
     expect(chunkCount(engine, metric, 0)).toBe(0);
-    await push(engine, metric, seconds(CHUNK_ROWS - 1, 3 * CHUNK_ROWS));
+    await push(engine, metric, seconds(CHUNK_ROWS - 1, 2 * CHUNK_ROWS));
     expect(chunkCount(engine, metric)).toBeGreaterThan(0);
+    expect(chunkCount(engine, metric, 0)).toBe(0);
+    await push(engine, metric, seconds(2 * CHUNK_ROWS, 3 * TAIL_CHUNK_POINTS));
     expect(chunkCount(engine, metric, 0)).toBeGreaterThan(0);
     // The next 1 s split and the next 1 h block start at 3600 s: the first
     // split is sealed and the tail holds only the new hour, chunks deleted.
-    await push(engine, metric, seconds(3 * CHUNK_ROWS, 3610));
+    await push(engine, metric, seconds(3 * TAIL_CHUNK_POINTS, 3610));
     expect(chunkCount(engine, metric)).toBe(0);
     expect(chunkCount(engine, metric, 0)).toBe(0);
     const [fine] = (await engine.getMeasures(metric, { method: 'count', granularity: S }));
     expect(fine!.timestamps.length).toBe(3610);
-    await push(engine, metric, seconds(3610, 3610 + 2 * CHUNK_ROWS));
+    await push(engine, metric, seconds(3610, 3610 + 2 * TAIL_CHUNK_POINTS));
     expect(chunkCount(engine, metric)).toBeGreaterThan(0);
     expect(chunkCount(engine, metric, 0)).toBeGreaterThan(0);
     await engine.deleteMetric(metric.id);
@@ -147,7 +149,7 @@ describe('open splits kept in chunks', () => {
     const engine = await openEngine();
     const replaced = await newMetric(engine);
     const whole = await newMetric(engine);
-    const seconds = Array.from({ length: 3 * CHUNK_ROWS }, (_, t): [number, number] => [t, t]);
+    const seconds = Array.from({ length: 3 * TAIL_CHUNK_POINTS }, (_, t): [number, number] => [t, t]);
     await push(engine, replaced, seconds);
     expect(chunkCount(engine, replaced, 0)).toBeGreaterThan(0);
     await push(engine, replaced, [[5, 1000]]);
@@ -224,7 +226,7 @@ describe('frozen rows, encoded', () => {
     await push(engine, whole, first);
     expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
     // More rows: frozen into a new, encoded chunk after the raw ones; then a point among the raw rows; then the seal.
-    for (const more of [seconds(3 * CHUNK_ROWS, 6 * CHUNK_ROWS), [[7, 12.5]] as [number, number][], seconds(6 * CHUNK_ROWS, 3700)]) {
+    for (const more of [seconds(3 * CHUNK_ROWS, 6 * CHUNK_ROWS), [[7, 12.5]] as [number, number][], seconds(6 * CHUNK_ROWS, 3601)]) {
       await push(engine, legacy, more);
       await push(engine, whole, more);
       expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
@@ -236,14 +238,16 @@ describe('frozen rows, encoded', () => {
   it('a settle job freezes the loose inline rows but the last, when there are at least as many as it asks, and reads the same', async () => {
     const engine = await openEngine();
     const metric = await newMetric(engine);
-    await push(engine, metric, seconds(0, 40));
+    // The most rows an update leaves inline: one fewer would be frozen.
+    const loose = CHUNK_ROWS - 2;
+    await push(engine, metric, seconds(0, loose + 1));
     const before = await readAll(engine, metric);
     const policy = (await engine.index.getPolicy('p'))!;
     const settle = (least: number) => processMetrics(engine.drivers, [{ metricId: metric.id, policy, refs: [], settle: least }], LEASE);
     const state = engine.storage.states.get(metric.id)!;
-    expect(await settle(41)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: 39 })]);
+    expect(await settle(loose + 1)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: loose })]);
     expect(engine.storage.states.get(metric.id)).toEqual(state);
-    expect(await settle(39)).toEqual([expect.objectContaining({ looseRows: 0 })]);
+    expect(await settle(loose)).toEqual([expect.objectContaining({ looseRows: 0 })]);
     expect(inlineRows(engine, metric)).toEqual([1, 1, 1]);
     expect(openSplitChunks(engine, metric)).toHaveLength(1);
     engine.readCache.invalidate([metric.id]);
@@ -254,7 +258,7 @@ describe('frozen rows, encoded', () => {
 
 describe('the processor settles quiet metrics', () => {
   it.each([
-    ['with enough loose rows, once quiet', 80, 1],
+    ['with enough loose rows, once quiet', CHUNK_ROWS - 1, 1],
     ['not with fewer loose rows than SETTLE_LEAST_ROWS', SETTLE_LEAST_ROWS, 0],
   ])('%s', async (_name, points, settled) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-settle-'));

@@ -1,0 +1,82 @@
+/**
+ * Opening a data directory of an older format brings it to FORMAT_VERSION
+ * in one transaction (a crash leaves it as it was, upgraded again at the
+ * next start): format 1's pending measures move into records
+ * (engine/incoming-upgrade.ts), and before format 6 the keys of
+ * ID_KEYED_DBS are rewritten with their UUIDs as 16 bytes
+ * (engine/uuid-keys.ts). Other changes since format 1 only need the stamp:
+ * their older records still read.
+ */
+import type { Key } from 'lmdb';
+import { entryCount } from './db-stats.js';
+import { moveFormat1Incoming } from './incoming-upgrade.js';
+import { silentProgress, type Progress, type ProgressTask } from './progress.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, type Storage } from './storage.js';
+import { bufferToKeyValue, keyValueToBuffer } from './uuid-keys.js';
+
+/** The first format whose keys hold UUIDs as bytes. */
+const BINARY_UUID_FORMAT = 6;
+/** Records read at a time: what the rewrite holds in memory stays bounded whatever the database's size. */
+const REKEY_BATCH = 10_000;
+/** Above LMDB's largest key (511 bytes by default, lmdb-js builds 1978). */
+const MAX_KEY_BYTES = 4096;
+
+/**
+ * The database with its keys as bytes. Never open one of ID_KEYED_DBS with
+ * lmdb-js' default keys: that installs its comparison for them, which
+ * expects keys padded with zeros, on the environment's handle of the
+ * database, and lookups of the 16-byte keys go astray.
+ */
+function rawKeys(storage: Storage, name: string) {
+  return storage.root.openDB<Buffer, Buffer>({ name, encoding: 'binary', keyEncoding: 'binary' });
+}
+
+/**
+ * Rewrites every key of the database `name`, stored as ordered-binary, with
+ * its key encoder, values unchanged. A rewritten key sorts before the one it
+ * replaces (the UUID tag is below any character of the text), so the walk
+ * in key order never meets a key it wrote. Left as they are: keys without a
+ * UUID (the same bytes), and keys ordered-binary does not give back as they
+ * are (already holding a UUID's bytes).
+ */
+function rekey(storage: Storage, name: string, task: ProgressTask): void {
+  const raw = rawKeys(storage, name);
+  const keyed = storage.root.openDB<Buffer, Key>({ ...idKeyed(name), encoding: 'binary' });
+  const encoder = ID_KEYED_DBS[name]!;
+  const scratch = Buffer.allocUnsafe(MAX_KEY_BYTES);
+  let after: Buffer | undefined;
+  for (;;) {
+    const batch = [...raw.getRange(after === undefined ? { limit: REKEY_BATCH + 1 } : { start: after, limit: REKEY_BATCH + 1 })]
+      .filter(({ key }) => after === undefined || !key.equals(after))
+      .map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
+    if (batch.length === 0) return;
+    for (const { key, value } of batch) {
+      task.advance();
+      const logical = bufferToKeyValue(key);
+      // Written by this format already (a directory stamped older by hand): ordered-binary does not read it back.
+      if (!keyValueToBuffer(logical).equals(key)) continue;
+      // Without a UUID: the same bytes.
+      if (scratch.subarray(0, encoder.writeKey(logical, scratch, 0)).equals(key)) continue;
+      void raw.remove(key);
+      void keyed.put(logical as Key, value);
+    }
+    after = batch[batch.length - 1]!.key;
+  }
+}
+
+export function upgradeFormat(storage: Storage, progress: Progress = silentProgress): void {
+  const found = storage.meta.get('format');
+  if (found === FORMAT_VERSION) return;
+  const rekeyed = typeof found === 'number' && found < BINARY_UUID_FORMAT ? Object.keys(ID_KEYED_DBS) : [];
+  const total = entryCount(storage.incoming) + rekeyed.reduce((n, name) => n + entryCount(rawKeys(storage, name)), 0);
+  const task = progress.task(`upgrading to format ${FORMAT_VERSION}`, total);
+  try {
+    storage.root.transactionSync(() => {
+      moveFormat1Incoming(storage, task);
+      for (const name of rekeyed) rekey(storage, name, task);
+      void storage.meta.put('format', FORMAT_VERSION);
+    });
+  } finally {
+    task.finish();
+  }
+}

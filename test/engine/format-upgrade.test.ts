@@ -1,0 +1,142 @@
+// Format 6 keys: metric and resource UUIDs as 16 bytes (engine/uuid-keys.ts),
+// the order of keys and of range bounds kept; and the upgrade that rewrites
+// a format 5 directory's keys when it is opened, answers unchanged.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyValueToBuffer } from 'lmdb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkStorage } from '../../engine/check.js';
+import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
+import { Engine } from '../../engine/engine.js';
+import { DEFAULT_RESOURCE_SORT, parseResourceSorts } from '../../engine/resources.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
+import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from '../../engine/uuid-keys.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+const U = '0000db83-68ff-5923-8857-1c374bafaf18';
+
+function encode(encoder: KeyEncoder, key: unknown): Buffer {
+  const target = Buffer.alloc(512);
+  return Buffer.from(target.subarray(0, encoder.writeKey(key, target, 0)));
+}
+
+describe('UUID keys', () => {
+  it.each([
+    ['an id alone', idKeys, U, 17],
+    ['an id that is not a UUID', idKeys, 'm1', 2],
+    ['an uppercase UUID (not canonical: kept as text)', idKeys, U.toUpperCase(), 36],
+    ['an id then numbers', idFirstKeys, [U, 60 * S, T0], 37],
+    ['an id then a negative and a fractional number', idFirstKeys, [U, -1, 0.5], 37],
+    ['an id then a name', idFirstKeys, [U, 'mem.used@region=r2'], 36],
+    ['a text id then a name', idFirstKeys, ['x', 'y'], 3],
+    ['a type then an id', idLastKeys('s'), ['influxdb', U], 26],
+    ['a type, a number then an id', idLastKeys('sn'), ['generic', 1795701326728816, U], 35],
+    ['a type with control characters, a number, a text id', idLastKeys('sn'), ['g\u0000\u0001', 1.5, 'notuuid'], 23],
+  ])('read back %s', (_name, encoder, key, size) => {
+    const bytes = encode(encoder, key);
+    expect(bytes.length).toBe(size);
+    expect(encoder.readKey(bytes, 0, bytes.length)).toEqual(key);
+  });
+
+  it.each([
+    ['a UUID, as its tag and 16 bytes', U, 17],
+    ['an id that is not a UUID, as its text', 'not-a-uuid', 10],
+  ])('as values, read back %s', (_name, id, size) => {
+    const bytes = idValues.encode(id);
+    expect(bytes.length).toBe(size);
+    expect(idValues.decode(Buffer.concat([bytes, Buffer.from('tail')]), bytes.length)).toBe(id);
+    expect(idValues.decode(Buffer.from(id)), 'as format 5 stored it').toBe(id);
+  });
+
+  it('keep the text order of UUIDs', () => {
+    const ids = Array.from({ length: 500 }, () => randomUUID());
+    const byKey = [...ids].sort((a, b) => Buffer.compare(encode(idKeys, a), encode(idKeys, b)));
+    expect(byKey).toEqual([...ids].sort());
+  });
+
+  it.each([
+    ['[type] < [type, id] < [type, \\uffff] < [next type, id]', idLastKeys('s'), [['t'], ['t', U], ['t', '\uffff'], ['u', U]]],
+    ['[id, \'\'] < [id, name] < [id, \\uffff] < [next id, \'\']', idFirstKeys, [[U, ''], [U, 'a'], [U, '\uffff'], [randomUUID().replace(/^./, 'f'), '']]],
+    ['[id, -1, 0] < [id, g, t] < [id, MAX, 0]', idFirstKeys, [[U, -1, 0], [U, 60 * S, T0], [U, Number.MAX_SAFE_INTEGER, 0]]],
+    ['[type] < [type, from] < [type, from, id] < [type, +Infinity]', idLastKeys('sn'), [['t'], ['t', 5], ['t', 5, U], ['t', 6, U], ['t', Infinity]]],
+  ])('order range bounds: %s', (_name, encoder, keys) => {
+    const bytes = keys.map((k) => encode(encoder, k));
+    for (let i = 1; i < bytes.length; i++) expect(Buffer.compare(bytes[i - 1]!, bytes[i]!)).toBe(-1);
+  });
+});
+
+describe('opening a format 5 directory', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  const open = (dataDir: string) =>
+    Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+
+  /** Rewrites the keys as format 5 stored them (ordered-binary, UUIDs as text) and stamps format 5. */
+  function toFormat5(storage: Storage): void {
+    storage.root.transactionSync(() => {
+      for (const [name, encoder] of Object.entries(ID_KEYED_DBS)) {
+        const raw = storage.root.openDB<Buffer, Buffer>({ name, encoding: 'binary', keyEncoding: 'binary' });
+        const entries = [...raw.getRange()].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
+        for (const { key, value } of entries) {
+          const text = keyValueToBuffer(encoder.readKey(key, 0, key.length));
+          const textValue = name === 'metrics_by_resource' ? Buffer.from(idValues.decode(value)) : value;
+          void raw.remove(key);
+          void raw.put(text, textValue);
+        }
+      }
+      void storage.meta.put('format', 5);
+    });
+  }
+
+  async function answers(engine: Engine, metricIds: string[]): Promise<unknown> {
+    const resources = (engine.index as LmdbIndexStore).resources;
+    const listed = resources.list('generic', { history: true, sorts: parseResourceSorts(DEFAULT_RESOURCE_SORT), limit: 100 }).map((r) => [r.id, r.revision]);
+    const measures = [];
+    for (const id of metricIds) {
+      const metric = (await engine.index.getMetric(id))!;
+      measures.push(metric, (await engine.getMeasures(metric, { method: 'mean' })).map((s) => [[...s.timestamps], [...s.values]]));
+    }
+    return { listed, measures, named: resources.get('generic', U) };
+  }
+
+  it('rewrites its keys, answers and `check` unchanged', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-format-upgrade-'));
+    dirs.push(dataDir);
+    const engine = await open(dataDir);
+    await engine.processor.stop();
+    await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['mean'] });
+    const resources = (engine.index as LmdbIndexStore).resources;
+    for (const id of [U, randomUUID(), randomUUID()]) {
+      await resources.create('generic', { id, originalResourceId: id, creator: 'x', userId: null, projectId: null, endedAt: null, attrs: {}, metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]) });
+      await resources.update('generic', id, { userId: 'u' });
+    }
+    const metricIds = [...engine.storage.metricsByResource.getRange()].map(({ value }) => value);
+    const loose = await engine.index.createMetric({ id: 'not-a-uuid', name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    metricIds.push(loose.id);
+    // 40 points: the open split has chunks as well as inline rows.
+    const points = { timestamps: Float64Array.from({ length: 40 }, (_, i) => T0 + i * S), values: Float64Array.from({ length: 40 }, (_, i) => i / 4) };
+    await engine.addMeasures(new Map(metricIds.map((id) => [id, points])));
+    await engine.processor.refresh(metricIds);
+    expect(engine.storage.stateChunks.getCount()).toBeGreaterThan(0);
+    const before = await answers(engine, metricIds);
+    toFormat5(engine.storage);
+    const stateKeyLengths = (storage: Storage) => [...storage.root.openDB<Buffer, Buffer>({ name: 'metric_state', keyEncoding: 'binary' }).getKeys()].map((k) => k.length).sort();
+    expect(stateKeyLengths(engine.storage)).toEqual([10, 36, 36, 36]);
+    await engine.close();
+
+    const upgraded = await open(dataDir);
+    expect(upgraded.storage.meta.get('format')).toBe(FORMAT_VERSION);
+    expect(await answers(upgraded, metricIds)).toEqual(before);
+    expect(stateKeyLengths(upgraded.storage)).toEqual([10, 17, 17, 17]);
+    await upgraded.close();
+    const readOnly = openStorage(dataDir, { readOnly: true });
+    expect(checkStorage(readOnly).faults).toEqual([]);
+    await readOnly.close();
+  });
+});
