@@ -2,6 +2,8 @@
 // (GroupedTimeSeries, AggregatedTimeSerie) and calendar.py bit for bit.
 // Timestamps and durations are integer microseconds since the Unix epoch.
 
+import { freshFloat64, type Float64Alloc } from './scratch.js';
+
 /** Sorted ascending, unique timestamps; values[i] belongs to timestamps[i]. */
 export interface Series {
   timestamps: Float64Array;
@@ -144,9 +146,9 @@ function expectedGroups(timestamps: Float64Array, grouping: Grouping, keyOf: Key
   return Math.min(n, periods + 1);
 }
 
-function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, capacity = timestamps.length): Groups {
+function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, capacity = timestamps.length, alloc: Float64Alloc = freshFloat64): Groups {
   const n = timestamps.length;
-  let keys = new Float64Array(capacity);
+  let keys = alloc(capacity);
   let bounds = new Uint32Array(capacity + 1);
   let count = 0;
   let previous = NaN;
@@ -155,7 +157,7 @@ function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, cap
     if (key !== previous) {
       if (count === keys.length) {
         const size = Math.min(n, 2 * count + 1);
-        keys = grown(keys, new Float64Array(size));
+        keys = grown(keys, alloc(size));
         bounds = grown(bounds, new Uint32Array(size + 1));
       }
       keys[count] = key;
@@ -165,7 +167,7 @@ function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, cap
     }
   }
   bounds[count] = n;
-  return { keys: keys.subarray(0, count), bounds: bounds.subarray(0, count + 1), values };
+  return { keys: count === keys.length ? keys : keys.subarray(0, count), bounds: bounds.subarray(0, count + 1), values };
 }
 
 function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
@@ -307,13 +309,17 @@ function derivedGroups(series: Series, granularity: number, firstIndex: number, 
  * Groups `series` once (points with timestamp >= `start` when given) and
  * applies every method, as Gnocchi's GroupedTimeSeries followed by
  * AggregatedTimeSerie.from_grouped_serie for each method. Rows are the union
- * of all methods' group keys.
+ * of all methods' group keys. The timestamps and columns may be taken from
+ * `alloc` (processing's scratch: views into memory already off the heap,
+ * which the raw split encoders copy as bytes without moving each small
+ * array out of the heap first).
  */
 export function aggregateMany(
   series: Series,
   grouping: Grouping,
   methods: readonly AggregationMethod[],
   start?: number,
+  alloc: Float64Alloc = freshFloat64,
 ): AggregatedColumns {
   const keyOf = keyFunction(grouping);
   const wantsRate = methods.some((m) => m.rate);
@@ -322,9 +328,9 @@ export function aggregateMany(
   }
   const { timestamps, values } = series;
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
-  const fromFirst = timestamps.subarray(firstIndex);
+  const fromFirst = firstIndex === 0 ? timestamps : timestamps.subarray(firstIndex);
   const plain = methods.some((m) => !m.rate)
-    ? group(fromFirst, values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf))
+    ? group(fromFirst, firstIndex === 0 ? values : values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf), alloc)
     : undefined;
   const derived = wantsRate
     ? derivedGroups(series, grouping as number, firstIndex, keyOf, start)
@@ -340,7 +346,7 @@ export function aggregateMany(
     const groups = (method.rate ? derived : plain)!;
     const compute = kernel(method);
     const minCount = method.base === 'std' ? 2 : 1;
-    const column = new Float64Array(rows);
+    const column = alloc(rows);
     const mask = new Uint8Array(rows);
     const { keys, bounds } = groups;
     let row = 0;
@@ -359,11 +365,11 @@ export function aggregateMany(
     columns.push(column);
     present.push(mask);
   }
-  return dropEmptyRows({ timestamps: rowKeys, columns, present });
+  return dropEmptyRows({ timestamps: rowKeys, columns, present }, alloc);
 }
 
 // A group can end up with no value at all, e.g. a single point under `std` only.
-function dropEmptyRows(result: AggregatedColumns): AggregatedColumns {
+function dropEmptyRows(result: AggregatedColumns, alloc: Float64Alloc): AggregatedColumns {
   const { timestamps, columns, present } = result;
   const rows = timestamps.length;
   const keep = new Uint8Array(rows);
@@ -380,8 +386,8 @@ function dropEmptyRows(result: AggregatedColumns): AggregatedColumns {
     return target;
   };
   return {
-    timestamps: pick(timestamps, new Float64Array(kept)),
-    columns: columns.map((c) => pick(c, new Float64Array(kept))),
+    timestamps: pick(timestamps, alloc(kept)),
+    columns: columns.map((c) => pick(c, alloc(kept))),
     present: present.map((p) => pick(p, new Uint8Array(kept))),
   };
 }

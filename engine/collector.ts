@@ -301,6 +301,7 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   const mayUpdate = memo(write.mayUpdate);
   const mayPost = memo(write.mayPost);
   let refusedMetrics: Set<number>;
+  let created: ReadonlyMap<string, NewResource>;
   for (let attempt = 1; ; attempt++) {
     const found = await lookUp(engine, batch, groups);
     const plan = planCollectorWrite(batch, groups, write, found, mayUpdate, mayPost);
@@ -308,12 +309,13 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
     try {
       const extended = [...plan.extended].filter(([, metrics]) => metrics.size > 0).map(([id, metrics]) => ({ id, metrics }));
       if (plan.created.size > 0 || extended.length > 0) await engine.index.createAndExtend(write.type, [...plan.created.values()], extended);
+      created = plan.created;
       break;
     } catch (err) {
       if (!raced(err) || attempt >= ATTEMPTS) throw err;
     }
   }
-  await resolveCreated(engine, batch, groups, write.type, refusedMetrics);
+  await resolveCreated(engine, batch, groups, write.type, refusedMetrics, created);
   const { points, dropped } = pushedPoints(batch, groups, series, refusedMetrics);
   await engine.addPoints(points);
   if (refusedMetrics.size > 0) {
@@ -385,14 +387,20 @@ interface Found {
   policies: Map<string, PromiseSettledResult<string>>;
 }
 
+/** The metric ids of resources, by resource id and name, and their records. */
+interface NamedMetrics {
+  named: Map<string, Map<string, string>>;
+  records: Map<string, MetricRecord>;
+}
+
 /** The metric ids of the batch's resources, by resource id and name. */
-async function namedMetrics(engine: Engine, resourceIds: readonly string[]): Promise<{ named: Map<string, Map<string, string>>; records: Map<string, MetricRecord> }> {
+async function namedMetrics(engine: Engine, resourceIds: readonly string[]): Promise<NamedMetrics> {
   const named = await engine.index.metricsOfResources(resourceIds);
   const records = await metricsById(engine.index, [...named.values()].flatMap((byName) => [...byName.values()]));
   return { named, records };
 }
 
-function recordOf(found: Awaited<ReturnType<typeof namedMetrics>>, resourceId: string, name: string): MetricRecord | undefined {
+function recordOf(found: NamedMetrics, resourceId: string, name: string): MetricRecord | undefined {
   const id = found.named.get(resourceId)?.get(name);
   return id === undefined ? undefined : found.records.get(id);
 }
@@ -422,7 +430,10 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
   }
   const policies = new Map<string, PromiseSettledResult<string>>();
   if (unknown.length === 0) return { known, resources: new Map(), policies };
-  const [resources, found] = await Promise.all([engine.index.getResources(unknown), namedMetrics(engine, unknown)]);
+  const resources = await engine.index.getResources(unknown);
+  // A collector's first write names only resources to create: none has metrics to look for.
+  const existing = unknown.filter((id) => resources.has(id));
+  const found: NamedMetrics = existing.length === 0 ? { named: new Map(), records: new Map() } : await namedMetrics(engine, existing);
   const missing = new Set<string>();
   for (let r = 0; r < batch.resources.length; r++) {
     const id = batch.resources[r]!.id;
@@ -439,8 +450,19 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
   return { known, resources, policies };
 }
 
-/** The slots of created resources and metrics, once the write is committed. */
-async function resolveCreated(engine: Engine, batch: CollectorBatch, { start, order }: ByResource, type: string, refused: Set<number>): Promise<void> {
+/**
+ * The slots of created resources and metrics, once the write is committed.
+ * The resources this write created are of its type and creator: only the
+ * others are read again.
+ */
+async function resolveCreated(
+  engine: Engine,
+  batch: CollectorBatch,
+  { start, order }: ByResource,
+  type: string,
+  refused: Set<number>,
+  created: ReadonlyMap<string, NewResource>,
+): Promise<void> {
   const ids: string[] = [];
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
@@ -449,12 +471,13 @@ async function resolveCreated(engine: Engine, batch: CollectorBatch, { start, or
     if (open) ids.push(slot.id as string);
   }
   if (ids.length === 0) return;
-  const [resources, found] = await Promise.all([engine.index.getResources(ids), namedMetrics(engine, ids)]);
+  const others = ids.filter((id) => !created.has(id));
+  const [resources, found] = await Promise.all([others.length === 0 ? new Map<string, ResourceRecord>() : engine.index.getResources(others), namedMetrics(engine, ids)]);
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     const id = slot.id as string;
     const resource = resources.get(id);
-    if (slot.creator === undefined && ofType(resource, type)) slot.creator = resource!.creator;
+    if (slot.creator === undefined) slot.creator = created.get(id)?.creator ?? (ofType(resource, type) ? resource!.creator : undefined);
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const metric = batch.metrics[order[i]!]!;
       if (metric.record === undefined && !refused.has(order[i]!)) metric.record = recordOf(found, id, metric.name);

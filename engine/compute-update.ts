@@ -5,7 +5,7 @@
  * caller loads the tail and stores what this returns.
  */
 import type { ArchivePolicy } from './archive-policy.js';
-import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregationMethod, type Series } from './aggregation.js';
+import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregatedColumns, type AggregationMethod, type Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
 import { sliceSplit, splitKeyOf, type SplitColumns } from './split.js';
 
@@ -41,6 +41,36 @@ export function policyMethods(policy: ArchivePolicy): AggregationMethod[] {
   }
   return methods;
 }
+
+/** What an update needs of its policy, worked out once per policy object rather than per metric update. */
+interface PolicyPlan {
+  methods: AggregationMethod[];
+  /** The largest granularity: the tail keeps whole blocks of it. */
+  blockSize: number;
+  backWindow: number;
+  /** The definition, finest granularity first. */
+  items: ArchivePolicy['definition'];
+}
+
+/** Policies are replaced, never changed in place (index updatePolicy), and a batch's jobs share theirs. */
+const plans = new WeakMap<ArchivePolicy, PolicyPlan>();
+
+function planOf(policy: ArchivePolicy): PolicyPlan {
+  let plan = plans.get(policy);
+  if (plan === undefined) {
+    plan = {
+      methods: policyMethods(policy),
+      blockSize: Math.max(...policy.definition.map((d) => d.granularity)),
+      backWindow: rawBackWindow(policy),
+      items: [...policy.definition].sort((a, b) => a.granularity - b.granularity),
+    };
+    plans.set(policy, plan);
+  }
+  return plan;
+}
+
+/** Points sorted by insertion up to this many. */
+const SMALL_SORT = 32;
 
 function strictlyIncreasing(ts: Float64Array): boolean {
   for (let i = 1; i < ts.length; i++) if (!(ts[i]! > ts[i - 1]!)) return false;
@@ -91,7 +121,17 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   // The winner of each timestamp comes first: newest push, then earliest in it.
-  order.sort((x, y) => ts[x]! - ts[y]! || push[y]! - push[x]! || x - y);
+  const before = (x: number, y: number) => ts[x]! - ts[y]! || push[y]! - push[x]! || x - y;
+  if (n > SMALL_SORT) order.sort(before);
+  else {
+    // A point per push of a few dozen pushes that overtook each other: TypedArray sort's per-call set-up outweighs it.
+    for (let k = 1; k < n; k++) {
+      const x = order[k]!;
+      let j = k - 1;
+      for (; j >= 0 && before(order[j]!, x) > 0; j--) order[j + 1] = order[j]!;
+      order[j + 1] = x;
+    }
+  }
   const outT = alloc(n);
   const outV = alloc(n);
   let m = 0;
@@ -129,6 +169,19 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
   return { timestamps: ts.subarray(0, m), values: vs.subarray(0, m) };
 }
 
+/**
+ * The rows with a null mask for each column whose rows all hold a value, as
+ * SplitColumns has it: the raw split's in-place append (mergeIntoRawSplit)
+ * takes only updates without masks, and every encoder then skips the mask.
+ */
+function presenceOrNull(agg: AggregatedColumns): SplitColumns {
+  const present = agg.present.map((mask): Uint8Array | null => {
+    for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return mask;
+    return null;
+  });
+  return { timestamps: agg.timestamps, columns: agg.columns, present };
+}
+
 function sliceSeries(s: Series, from: number): Series {
   return { timestamps: s.timestamps.subarray(from), values: s.values.subarray(from) };
 }
@@ -151,8 +204,7 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
   let measures = sortMeasures(received, alloc);
   if (measures.timestamps.length === 0) return null;
   const firstReceived = measures.timestamps[0]!;
-  const blockSize = Math.max(...policy.definition.map((d) => d.granularity));
-  const backWindow = rawBackWindow(policy);
+  const { methods, blockSize, backWindow, items } = planOf(policy);
   if (tail !== null && tail.timestamps.length > 0) {
     const limit = firstBlockTimestamp(tail.timestamps[tail.timestamps.length - 1]!, blockSize, backWindow);
     measures = sliceSeries(measures, lowerBound(measures.timestamps, limit));
@@ -160,36 +212,33 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
   }
   const merged = tail === null ? measures : mergeKeepFirst(measures, tail, alloc);
   const first = Math.max(merged.timestamps[0]!, firstReceived);
-  const methods = policyMethods(policy);
 
-  const granularities = [...policy.definition]
-    .sort((a, b) => a.granularity - b.granularity)
-    .map((item): GranularityUpdate => {
-      const g = item.granularity;
-      const agg = aggregateMany(merged, g, methods, roundTimestamp(first, g));
-      let from = 0;
-      let deleteBefore: number | null = null;
-      if (item.timespan !== null && agg.timestamps.length > 0) {
-        const oldest = agg.timestamps[agg.timestamps.length - 1]! - item.timespan;
-        // Keep points strictly after `oldest`, as carbonara's truncate does.
-        from = lowerBound(agg.timestamps, oldest);
-        while (from < agg.timestamps.length && agg.timestamps[from]! <= oldest) from++;
-        deleteBefore = splitKeyOf(oldest, g);
-      }
-      const splits: GranularityUpdate['splits'] = [];
-      let start = from;
-      while (start < agg.timestamps.length) {
-        const key = splitKeyOf(agg.timestamps[start]!, g);
-        let end = start + 1;
-        while (end < agg.timestamps.length && splitKeyOf(agg.timestamps[end]!, g) === key) end++;
-        // Usually the rows fall in one split: no views needed (subarray is
-        // costly at one call per column per metric update).
-        const whole = start === 0 && end === agg.timestamps.length;
-        splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
-        start = end;
-      }
-      return { granularity: g, splits, deleteBefore };
-    });
+  const granularities = items.map((item): GranularityUpdate => {
+    const g = item.granularity;
+    const agg = presenceOrNull(aggregateMany(merged, g, methods, roundTimestamp(first, g), alloc));
+    let from = 0;
+    let deleteBefore: number | null = null;
+    if (item.timespan !== null && agg.timestamps.length > 0) {
+      const oldest = agg.timestamps[agg.timestamps.length - 1]! - item.timespan;
+      // Keep points strictly after `oldest`, as carbonara's truncate does.
+      from = lowerBound(agg.timestamps, oldest);
+      while (from < agg.timestamps.length && agg.timestamps[from]! <= oldest) from++;
+      deleteBefore = splitKeyOf(oldest, g);
+    }
+    const splits: GranularityUpdate['splits'] = [];
+    let start = from;
+    while (start < agg.timestamps.length) {
+      const key = splitKeyOf(agg.timestamps[start]!, g);
+      let end = start + 1;
+      while (end < agg.timestamps.length && splitKeyOf(agg.timestamps[end]!, g) === key) end++;
+      // Usually the rows fall in one split: no views needed (subarray is
+      // costly at one call per column per metric update).
+      const whole = start === 0 && end === agg.timestamps.length;
+      splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
+      start = end;
+    }
+    return { granularity: g, splits, deleteBefore };
+  });
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
   const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));

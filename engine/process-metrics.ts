@@ -13,8 +13,9 @@ import type { ArchivePolicy } from './archive-policy.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
-import { copyIncomingSlice, type IncomingRef } from './incoming-batch.js';
+import { copyIncomingSlice, recordView, type IncomingRef } from './incoming-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
+import { RecordCache } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { WriteQueue } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
@@ -44,10 +45,21 @@ export interface ProcessResult {
 }
 
 function mostLooseRows(granularities: readonly GranularityState[]): number {
-  return granularities.reduce((most, g) => (g.open === null ? most : Math.max(most, looseRows(g.open))), 0);
+  let most = 0;
+  for (const { open } of granularities) if (open !== null) most = Math.max(most, looseRows(open));
+  return most;
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
+
+/** Per incoming log this thread fetches from (its drivers live as long as the thread). */
+const recordCaches = new WeakMap<IncomingLog, RecordCache>();
+
+function recordCache(incoming: IncomingLog): RecordCache {
+  let cache = recordCaches.get(incoming);
+  if (cache === undefined) recordCaches.set(incoming, (cache = new RecordCache()));
+  return cache;
+}
 
 /**
  * Each job's pending points that its state does not hold yet (a retry after
@@ -72,9 +84,10 @@ async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJ
   const points = sizes.map((n) => ({ timestamps: new Float64Array(n), values: new Float64Array(n) }));
   const filled = sizes.map(() => 0);
   const ends: number[][] = sizes.map(() => []);
-  await incoming.fetch(shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
+  await recordCache(incoming).fetch(incoming, shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
+    const record = recordView(bytes);
     for (const [i, ref] of wanted.get(seq)!) {
-      filled[i] = copyIncomingSlice(bytes, ref.offset, ref.count, points[i]!, filled[i]!);
+      filled[i] = copyIncomingSlice(record, ref.offset, ref.count, points[i]!, filled[i]!);
       ends[i]!.push(filled[i]!);
     }
   });
@@ -153,8 +166,12 @@ const scratch = new Float64Scratch();
 function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
   scratch.reset();
   const state = stored ?? emptyMetricState();
-  const lastSeq = Math.max(state.lastSeq, ...job.refs.map((r) => r.seq));
-  const consumed = job.refs.reduce((n, r) => (r.seq > state.lastSeq ? n + r.count : n), 0);
+  let lastSeq = state.lastSeq;
+  let consumed = 0;
+  for (const { seq, count } of job.refs) {
+    if (seq > state.lastSeq) consumed += count;
+    lastSeq = Math.max(lastSeq, seq);
+  }
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
   const writes = new WriteQueue();

@@ -43,6 +43,17 @@ describe('sortMeasures', () => {
     const s = sortMeasures(receivedOf(batches));
     expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual(expected);
   });
+
+  // A few pushes sort by insertion, many by TypedArray sort: the same rule either way.
+  it.each([10, 40, 300])('keeps, of %i one-point pushes in shuffled order with repeats, the newest push per timestamp', (pushes) => {
+    let seed = pushes;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const batches = Array.from({ length: pushes }, (_, k) => series([[T0 + Math.floor(random() * pushes / 3) * S, k]]));
+    const newest = new Map<number, number>();
+    for (const b of batches) newest.set(b.timestamps[0]!, b.values[0]!);
+    const s = sortMeasures(receivedOf(batches));
+    expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual([...newest].sort(([a], [b]) => a - b));
+  });
 });
 
 describe('computeUpdate', () => {

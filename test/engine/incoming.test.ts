@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
-import { copyIncomingSlice, encodeIncomingBatch, incomingEntries } from '../../engine/incoming-batch.js';
+import { copyIncomingSlice, encodeIncomingBatch, incomingEntries, recordView } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 import { incomingDir, segmentFiles } from '../../engine/drivers/lmdb/segment-log.js';
@@ -28,9 +28,12 @@ describe('incoming records', () => {
     expect([...entries.counts]).toEqual([2, 0, 1]);
     expect([...entries.oldest]).toEqual([T0, Infinity, T0 + 5 * S]);
     expect([...entries.newest]).toEqual([T0 + S, -Infinity, T0 + 5 * S]);
-    const c = series([[0, 0]]);
-    copyIncomingSlice(bytes, entries.offsets[2]!, entries.counts[2]!, c, 0);
-    expect([...c.timestamps, ...c.values]).toEqual([T0 + 5 * S, -0.5]);
+    const into = series([[0, 0], [0, 0], [0, 0], [0, 0]]);
+    const record = recordView(bytes);
+    expect(copyIncomingSlice(record, entries.offsets[2]!, entries.counts[2]!, into, 0)).toBe(1);
+    expect(copyIncomingSlice(record, entries.offsets[0]!, entries.counts[0]!, into, 1)).toBe(3);
+    expect([...into.timestamps]).toEqual([T0 + 5 * S, T0, T0 + S, T0]);
+    expect([...into.values]).toEqual([-0.5, 1, 2, 0]);
   });
 });
 

@@ -1,0 +1,81 @@
+// A thread's cache of incoming records: each batch of a push's metrics used
+// to read the whole record again. Records kept are answered in seq order
+// without the log, copied out of the log's short-lived buffer, within a
+// byte bound that pushes out the least recently used, never one the same
+// fetch needs.
+import { describe, expect, it } from 'vitest';
+import type { IncomingLog } from '../../engine/drivers/types.js';
+import { RecordCache, STALE_FETCHES } from '../../engine/record-cache.js';
+
+/** A log of records of `size` bytes filled with their seq, answered through one buffer reused at every visit. */
+function fakeLog(size: (seq: number) => number): { log: IncomingLog; reads: number[] } {
+  const reads: number[] = [];
+  const shared = Buffer.alloc(1024);
+  const fetch: IncomingLog['fetch'] = async (_shard, seqs, visit) => {
+    for (const seq of seqs) {
+      reads.push(seq);
+      const bytes = shared.subarray(0, size(seq)).fill(seq);
+      visit(seq, bytes);
+      bytes.fill(0);
+    }
+  };
+  return { log: { fetch } as IncomingLog, reads };
+}
+
+async function fetched(cache: RecordCache, log: IncomingLog, seqs: number[]): Promise<[number, number[]][]> {
+  const out: [number, number[]][] = [];
+  await cache.fetch(log, 0, seqs, (seq, bytes) => out.push([seq, [...new Set(bytes)]]));
+  return out;
+}
+
+describe('RecordCache', () => {
+  it('reads a record once, answers it again in seq order, with bytes that outlive the log\'s buffer', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(100);
+    expect(await fetched(cache, log, [2])).toEqual([[2, [2]]]);
+    expect(await fetched(cache, log, [1, 2, 3])).toEqual([[1, [1]], [2, [2]], [3, [3]]]);
+    expect(reads).toEqual([2, 1, 3]);
+    expect(cache.size).toBe(30);
+  });
+
+  it.each<[string, number[][], number[]]>([
+    // 10-byte records in a 40-byte bound: four fit.
+    ['the least recently used goes first', [[1, 2, 3, 4], [1], [5], [1, 2]], [1, 2, 3, 4, 5, 2]],
+    ['a fetch past the bound keeps its first records, pushing out none of its own', [[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6]], [1, 2, 3, 4, 5, 6, 5, 6]],
+    ['a record above a quarter of the bound is never kept', [[9], [9]], [9, 9]],
+  ])('%s', async (_case, rounds, expectedReads) => {
+    const { log, reads } = fakeLog((seq) => (seq === 9 ? 11 : 10));
+    const cache = new RecordCache(40);
+    for (const seqs of rounds) await fetched(cache, log, seqs);
+    expect(reads).toEqual(expectedReads);
+    expect(cache.size).toBeLessThanOrEqual(40);
+  });
+
+  it('lets go of a record no fetch asked for in STALE_FETCHES', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(100);
+    await fetched(cache, log, [1, 2]);
+    for (let i = 1; i < STALE_FETCHES; i++) await fetched(cache, log, [2]);
+    expect(cache.size).toBe(20);
+    await fetched(cache, log, [2]);
+    expect(cache.size).toBe(10);
+    await fetched(cache, log, [1]);
+    expect(reads).toEqual([1, 2, 1]);
+  });
+
+  it('keeps shards apart', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(100);
+    await cache.fetch(log, 0, [1], () => undefined);
+    await cache.fetch(log, 1, [1], () => undefined);
+    await cache.fetch(log, 1, [1], () => undefined);
+    expect(reads).toEqual([1, 1]);
+  });
+
+  it('skips records the log no longer holds', async () => {
+    const log = { fetch: async () => undefined } as unknown as IncomingLog;
+    const cache = new RecordCache(100);
+    expect(await fetched(cache, log, [1, 2])).toEqual([]);
+    expect(cache.size).toBe(0);
+  });
+});
