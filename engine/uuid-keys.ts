@@ -40,7 +40,22 @@ const BYTE_HEX = Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! + HEX[b & 15
 const DASH = 45;
 const isDashAt = (i: number) => i === 8 || i === 13 || i === 18 || i === 23;
 
+/**
+ * A key longer than lmdb-js' key buffer (about 4 KB; LMDB itself takes at
+ * most 1978 bytes): as lmdb-js' own encoder, refused before it is written.
+ */
+export class StorageKeyTooLong extends RangeError {
+  constructor() {
+    super('Key does not fit in the key buffer');
+  }
+}
+
+function fits(target: Uint8Array, end: number): void {
+  if (end > target.length) throw new StorageKeyTooLong();
+}
+
 function writeBytes(bytes: Uint8Array, target: Uint8Array, position: number): number {
+  fits(target, position + bytes.length);
   target.set(bytes, position);
   return position + bytes.length;
 }
@@ -67,6 +82,7 @@ export function writeUuid(id: string, target: Uint8Array, position: number): num
 
 /** A UUID element, or an ordered-binary string when `id` is not a canonical UUID. */
 function writeId(id: string, target: Uint8Array, position: number): number {
+  fits(target, position + 1 + UUID_BYTES);
   target[position] = TAG;
   const end = writeUuid(id, target, position + 1);
   return end < 0 ? writeBytes(keyValueToBuffer(id), target, position) : end;

@@ -12,7 +12,7 @@ import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts } from '../../engine/resources.js';
 import { FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
-import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from '../../engine/uuid-keys.js';
+import { idFirstKeys, idKeys, idLastKeys, idValues, StorageKeyTooLong, type KeyEncoder } from '../../engine/uuid-keys.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -49,6 +49,15 @@ describe('UUID keys', () => {
     expect(bytes.length).toBe(size);
     expect(idValues.decode(Buffer.concat([bytes, Buffer.from('tail')]), bytes.length)).toBe(id);
     expect(idValues.decode(Buffer.from(id)), 'as format 5 stored it').toBe(id);
+  });
+
+  it.each([
+    ['a name past the buffer after an id', idFirstKeys, [U, 'x'.repeat(600)]],
+    ['an id past the buffer after a long prefix', idLastKeys('s'), ['t'.repeat(500), U]],
+  ])('refuse %s as StorageKeyTooLong (a 4xx), writing nothing past it', (_name, encoder, key) => {
+    const target = Buffer.alloc(512 + 8);
+    expect(() => encoder.writeKey(key, target.subarray(0, 512), 0)).toThrow(StorageKeyTooLong);
+    expect(target.subarray(512)).toEqual(Buffer.alloc(8));
   });
 
   it('keep the text order of UUIDs', () => {
