@@ -72,6 +72,29 @@ describe('RecordCache', () => {
     expect(reads).toEqual([1, 1]);
   });
 
+  it('never overwrites the records a fetch still under way found, to keep those of another', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(40);
+    await fetched(cache, log, [1, 2, 3, 4]);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      fetch: async (shard, seqs, visit) => {
+        await held;
+        await log.fetch(shard, seqs, visit);
+      },
+    } as IncomingLog;
+    // The first fetch finds 1 and 2 kept, then waits on the log for 5; the
+    // second makes room for 6 and 7 by pushing out 3 and 4 only.
+    const first = fetched(cache, slow, [1, 2, 5]);
+    expect(await fetched(cache, log, [6, 7, 8])).toEqual([[6, [6]], [7, [7]], [8, [8]]]);
+    release();
+    expect(await first).toEqual([[1, [1]], [2, [2]], [5, [5]]]);
+    expect(reads).toEqual([1, 2, 3, 4, 6, 7, 8, 5]);
+    expect(await fetched(cache, log, [1, 2, 6, 7])).toHaveLength(4);
+    expect(reads).toHaveLength(8);
+  });
+
   it('skips records the log no longer holds', async () => {
     const log = { fetch: async () => undefined } as unknown as IncomingLog;
     const cache = new RecordCache(100);
