@@ -7,7 +7,7 @@
  * non-default sort and history searches.
  */
 import type { IndexStore } from '../engine/drivers/index-store.js';
-import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../engine/resources.js';
+import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource, type SortSpec } from '../engine/resources.js';
 import type { ResourceTypeRecord } from '../engine/resource-type.js';
 import { validateResourceQuery, type QueryNode } from '../formats/resource-query.js';
 import { percentile } from './harness.js';
@@ -56,11 +56,17 @@ export function serverResource(i: number): NewResource {
   };
 }
 
-/**
- * Times each search page over `count` server resources, every 10th of them
- * updated (vcpus 16) at `updatedAt`, and prints ms per page (p50, p95).
- */
-export async function timeSearches(index: Pick<IndexStore, 'list'>, rt: ResourceTypeRecord, count: number, updatedAt: number): Promise<void> {
+/** One search page of the workload, as list() takes it. */
+export interface SearchCase {
+  name: string;
+  filter: QueryNode;
+  history: boolean;
+  sorts: SortSpec[];
+  limit: number;
+}
+
+/** The searches over `count` server resources, every 10th of them updated (vcpus 16) at `updatedAt`. */
+export function searchCases(rt: ResourceTypeRecord, count: number, updatedAt: number): SearchCase[] {
   type Case = [name: string, filter: unknown, options?: { history?: boolean; sort?: string[] }];
   const half = iso(startedAt(count / 2));
   const first = iso(startedAt(0));
@@ -80,21 +86,46 @@ export async function timeSearches(index: Pick<IndexStore, 'list'>, rt: Resource
     ['history: display_name = (one)', { '=': { display_name: 'vm-70' } }, { history: true }],
     ['history: vcpus = 16 and started_at >= (last 1%)', { and: [{ '=': { vcpus: 16 } }, { '>=': { started_at: last1 } }] }, { history: true }],
   ];
-  const rows = [];
-  for (const [name, raw, options] of cases) {
-    const filter = validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
+  return cases.map(([name, raw, options]) => {
     const history = options?.history ?? false;
-    const sorts = parseResourceSorts(options?.sort ?? DEFAULT_RESOURCE_SORT, rt, history);
-    const page = async () => (await index.list(rt.name, { filter, history, sorts, limit: PAGE })).length;
+    return {
+      name,
+      filter: validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode,
+      history,
+      sorts: parseResourceSorts(options?.sort ?? DEFAULT_RESOURCE_SORT, rt, history),
+      limit: PAGE,
+    };
+  });
+}
+
+/**
+ * ms of each `timed` call, sorted: at least 5, then up to 200 within 3 s,
+ * each after an untimed `before` if given.
+ */
+export async function timeRuns(timed: () => Promise<unknown>, before?: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  const deadline = performance.now() + 3000;
+  for (let k = 0; k < 200 && (k < 5 || performance.now() < deadline); k++) {
+    await before?.();
+    const t = performance.now();
+    await timed();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * Times each search page over `count` server resources, every 10th of them
+ * updated (vcpus 16) at `updatedAt`, and prints ms per page (p50, p95).
+ */
+export async function timeSearches(index: Pick<IndexStore, 'list'>, rt: ResourceTypeRecord, count: number, updatedAt: number): Promise<void> {
+  const rows = [];
+  for (const { name, ...options } of searchCases(rt, count, updatedAt)) {
+    const page = async () => (await index.list(rt.name, options)).length;
     let n = await page();
-    const times: number[] = [];
-    const deadline = performance.now() + 3000;
-    for (let k = 0; k < 200 && (k < 5 || performance.now() < deadline); k++) {
-      const t = performance.now();
+    const times = await timeRuns(async () => {
       n = await page();
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
+    });
     rows.push({
       filter: name,
       'page size': n,

@@ -12,11 +12,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LmdbIndexStore } from '../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../engine/engine.js';
+import type { ResourceTypeRecord } from '../engine/resource-type.js';
 import { resourceId, serverResource, serverType, timeSearches } from './search-workload.js';
 
 const BATCH = 10_000;
 
-export async function run(count = 100_000): Promise<void> {
+/** An LMDB index loaded with the workload's `count` resources (also search-postgres.ts's reference), and how to drop it. */
+export async function loadLmdb(count: number): Promise<{ index: LmdbIndexStore; rt: ResourceTypeRecord; updatedAt: number; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gnocchi-search-'));
   const engine = await Engine.open({
     dataDir: dir,
@@ -25,6 +27,10 @@ export async function run(count = 100_000): Promise<void> {
     workers: 0,
     processingIntervalMs: 1e9,
   });
+  const close = async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await engine.processor.stop();
     const { index, storage } = engine;
@@ -52,10 +58,19 @@ export async function run(count = 100_000): Promise<void> {
       });
     }
     console.log(`updated ${count / 10} resources in ${Math.round(performance.now() - t)} ms`);
+    return { index, rt, updatedAt, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export async function run(count = 100_000): Promise<void> {
+  const { index, rt, updatedAt, close } = await loadLmdb(count);
+  try {
     await timeSearches(index, rt, count, updatedAt);
   } finally {
-    await engine.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -22,6 +22,14 @@
  *   `sync()`: one round trip on the listening connection, which PostgreSQL
  *   answers only after delivering the notifications of every transaction
  *   committed before it.
+ *
+ * Search answers (whole pages of `list()`) are kept beside the records,
+ * each in the group of its resource type, under the same rules: a write
+ * that changes a row of type T (resources or their history) notifies T's
+ * group key and generic's (a generic search spans every type), and the
+ * drop of a group key drops every answer in the group. Their size is
+ * bounded in rows, not entries: ANSWER_ROWS_MAX per answer, ANSWERS_ROWS
+ * in all, least recently used first out.
  */
 import pg from 'pg';
 import { clientConfig } from './connection.js';
@@ -31,12 +39,38 @@ export const CHANNEL = 'gnocchi_index';
 const PAYLOAD_MAX = 7_000;
 /** Entries kept at most; a full cache starts over. */
 const CACHE_SIZE = 200_000;
+/**
+ * Rows of one search answer kept at most: a full page at Gnocchi's default
+ * max_limit (1000), ~0.4 MB (a revision with 5 attributes is ~390 bytes of
+ * heap). Bigger pages (a raised max_limit, aggregates' groupby over a whole
+ * type) are not kept: each would push out dozens of dashboards' pages.
+ */
+export const ANSWER_ROWS_MAX = 1_000;
+/**
+ * Rows of search answers kept in all, ~20 MB: counted in rows, not
+ * entries, since a page of 1,000 costs as much as 1,000 point records.
+ */
+export const ANSWERS_ROWS = 50_000;
 /** How long a write waits for its own notification before returning anyway. */
 const OWN_NOTIFY_TIMEOUT_MS = 1_000;
 const RECONNECT_MS = [50, 100, 250, 500, 1000, 2000];
 
 /** Absent records are cached too: a miss for an unknown metric id is as hot as a hit. */
 const ABSENT = Symbol('absent');
+
+/** A search answer kept: its group (the key that drops it), value and rows. */
+interface Answer {
+  group: string;
+  value: unknown;
+  rows: number;
+}
+
+/** What a search answer's load found: the value, and its rows if it may be kept. */
+export interface Loaded<T> {
+  value: T;
+  /** Absent when the answer must not be kept (it reads the clock, or a record another group's writes change). */
+  rows: number | undefined;
+}
 
 interface Notice {
   node: string;
@@ -46,6 +80,11 @@ interface Notice {
 
 export class IndexCache {
   private readonly entries = new Map<string, unknown>();
+  /** Search answers by group and key, least recently used first. */
+  private readonly answers = new Map<string, Answer>();
+  /** The keys of `answers` in each group. */
+  private readonly groups = new Map<string, Set<string>>();
+  private answerRows = 0;
   /** Invalidations seen so far (local or notified). */
   private generation = 0;
   private listener: pg.Client | undefined;
@@ -119,16 +158,70 @@ export class IndexCache {
 
   private clear(): void {
     this.entries.clear();
+    this.answers.clear();
+    this.groups.clear();
+    this.answerRows = 0;
     this.generation++;
   }
 
+  /** Drops these keys' records, and the answers of the groups they name. */
   drop(keys: readonly string[] | '*'): void {
     if (keys === '*') {
       this.clear();
       return;
     }
-    for (const k of keys) this.entries.delete(k);
+    for (const k of keys) {
+      this.entries.delete(k);
+      const group = this.groups.get(k);
+      if (group === undefined) continue;
+      for (const key of group) this.answerRows -= this.answers.get(key)!.rows;
+      for (const key of group) this.answers.delete(key);
+      this.groups.delete(k);
+    }
     this.generation++;
+  }
+
+  private forgetAnswer(key: string): void {
+    const answer = this.answers.get(key);
+    if (answer === undefined) return;
+    this.answers.delete(key);
+    this.answerRows -= answer.rows;
+    const group = this.groups.get(answer.group)!;
+    group.delete(key);
+    if (group.size === 0) this.groups.delete(answer.group);
+  }
+
+  /**
+   * The answer kept under `key` in `group`, or `load()`'s, kept as get()
+   * keeps records (if nothing was invalidated meanwhile), within the
+   * bounds in rows.
+   */
+  async answer<T>(group: string, key: string, load: () => Promise<Loaded<T>>): Promise<T> {
+    const id = `${group}\0${key}`;
+    if (this.listening) {
+      const hit = this.answers.get(id);
+      if (hit !== undefined) {
+        // Most recently used goes last.
+        this.answers.delete(id);
+        this.answers.set(id, hit);
+        return hit.value as T;
+      }
+    }
+    const generation = this.generation;
+    const { value, rows } = await load();
+    if (rows !== undefined && rows <= ANSWER_ROWS_MAX && this.listening && generation === this.generation) {
+      this.forgetAnswer(id);
+      for (const oldest of this.answers.keys()) {
+        if (this.answerRows + rows <= ANSWERS_ROWS) break;
+        this.forgetAnswer(oldest);
+      }
+      this.answers.set(id, { group, value, rows });
+      this.answerRows += rows;
+      let keys = this.groups.get(group);
+      if (keys === undefined) this.groups.set(group, (keys = new Set()));
+      keys.add(id);
+    }
+    return value;
   }
 
   /**
@@ -175,7 +268,7 @@ export class IndexCache {
   }
 
   /** The payload a write notifies, and the sequence number its writer waits for. */
-  notice(keys: readonly string[]): { payload: string; seq: number } {
+  notice(keys: readonly string[] | '*'): { payload: string; seq: number } {
     const seq = ++this.seq;
     let payload = JSON.stringify({ node: this.node, seq, keys } satisfies Notice);
     if (payload.length > PAYLOAD_MAX) payload = JSON.stringify({ node: this.node, seq, keys: '*' } satisfies Notice);
@@ -216,6 +309,11 @@ export class IndexCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Search answers kept, and their rows. */
+  get answerSize(): { answers: number; rows: number } {
+    return { answers: this.answers.size, rows: this.answerRows };
   }
 
   async close(): Promise<void> {

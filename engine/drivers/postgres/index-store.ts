@@ -7,7 +7,8 @@
  * Each write is one READ COMMITTED transaction whose read-modify-writes lock
  * what they read (`FOR UPDATE`, or `FOR KEY SHARE` on what must not vanish
  * meanwhile: the type of a resource being created, the policy of a metric),
- * and which notifies the cache keys it changed. Revisions are numbered by
+ * and which notifies the cache keys it changed (a resource's row or history
+ * also its type's searches, see searchesChanged). Revisions are numbered by
  * one sequence; a revision starts at this node's microsecond clock, and
  * always after the revision it closes, so that each revision of a resource
  * has its own ETag (sha1 of id and revision_start) whatever the node.
@@ -37,7 +38,8 @@ import { compileGlob } from '../../glob.js';
 import { failpoint, FAILPOINTS_ARMED } from '../../failpoints.js';
 import type { ArchivePolicyRule, ListMetricsOptions, MetricFilter, MetricRecord, MetricSortKey } from '../../index.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
-import { compileQuery } from '../../resource-search.js';
+import { compileQuery, fieldKind } from '../../resource-search.js';
+import { parseTimestamp } from '../../../formats/timestamp.js';
 import { applyChanges, newResourceRecord, nowMicros, type ListResourcesOptions, type MetricSpec, type NewResource, type ResourceChanges, type ResourceRecord, type Revision } from '../../resources.js';
 import { GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from '../../resource-type.js';
 import type { IndexStore } from '../index-store.js';
@@ -118,6 +120,55 @@ const typeKey = (name: string) => `t:${name}`;
 const resourceKey = (id: string) => `r:${id}`;
 const namedKey = (id: string) => `mo:${id}`;
 const RULES_KEY = 'rules';
+/** The cache group of a type's search answers. */
+const searchesKey = (type: string) => `s:${type}`;
+
+/**
+ * The keys a change to a row (or the history) of a resource of `type`
+ * notifies: its type's searches, and generic's, which span every type.
+ */
+const searchesChanged = (type: string): string[] =>
+  type === GENERIC.name ? [searchesKey(type)] : [searchesKey(type), searchesKey(GENERIC.name)];
+
+/**
+ * A search's cache key: its options as JSON, with the numbers JSON cannot
+ * tell apart spelt out (a query value of -0 is not 0 to `like`, NaN or
+ * Infinity not null).
+ */
+function answerKey(options: ListResourcesOptions): string {
+  return JSON.stringify(options, (_, v: unknown) =>
+    typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)) ? { number: Object.is(v, -0) ? '-0' : String(v) } : v);
+}
+
+/**
+ * Whether a filter reads the clock: a datetime compared with a time
+ * relative to now ("now", "today", "-2 days") names a new instant at each
+ * search, so its answer cannot be kept. `like` compares text.
+ */
+function readsClock(node: QueryNode, type: ResourceTypeRecord): boolean {
+  switch (node.kind) {
+    case 'empty':
+      return false;
+    case 'not':
+      return readsClock(node.child, type);
+    case 'and':
+    case 'or':
+      return node.children.some((c) => readsClock(c, type));
+    case 'compare': {
+      if (node.op === 'like' || fieldKind(type, node.field) !== 'datetime') return false;
+      const values = Array.isArray(node.value) ? node.value : [node.value];
+      return values.some((v) => {
+        const reading = { relative: false };
+        try {
+          parseTimestamp(v, 0, reading);
+        } catch {
+          // Refused by compileQuery before any search runs.
+        }
+        return reading.relative;
+      });
+    }
+  }
+}
 
 const isUniqueViolation = (err: unknown, constraint: string) =>
   (err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === constraint;
@@ -208,7 +259,8 @@ export class PostgresIndexStore implements IndexStore {
       const result = await this.db.transaction(async (client) => {
         const value = await f({ client, changed: (...k) => keys.push(...k) });
         if (keys.length > 0) {
-          const notice = this.cache.notice(keys.includes('*') ? ['*'] : keys);
+          // '*' as such: a list holding '*' would drop only a key named so on the other nodes.
+          const notice = this.cache.notice(keys.includes('*') ? '*' : [...new Set(keys)]);
           seq = notice.seq;
           own = this.cache.expect(seq);
           await client.query('SELECT pg_notify($1, $2)', [CHANNEL, notice.payload]);
@@ -481,7 +533,7 @@ export class PostgresIndexStore implements IndexStore {
       );
       if (rows.length === 0) throw new ResourceTypeAlreadyExists(rt.name);
       for (const def of rt.attributes) await createAttributeIndexes(tx.client, rt.name, rows[0]!.tid as number, def);
-      tx.changed(typeKey(rt.name));
+      tx.changed(typeKey(rt.name), searchesKey(rt.name));
       return active;
     });
   }
@@ -514,7 +566,7 @@ export class PostgresIndexStore implements IndexStore {
       if (used.rowCount !== 0) throw new ResourceTypeInUse(name);
       for (const a of rt.attributes) await dropAttributeIndexes(tx.client, tid, a.name);
       await tx.client.query('DELETE FROM resource_types WHERE name = $1', [name]);
-      tx.changed(typeKey(name));
+      tx.changed(typeKey(name), searchesKey(name));
     });
   }
 
@@ -531,7 +583,7 @@ export class PostgresIndexStore implements IndexStore {
       for (const n of remove) await dropAttributeIndexes(tx.client, tid, n);
       for (const a of add) await createAttributeIndexes(tx.client, name, tid, a.def);
       await tx.client.query('UPDATE resource_types SET attributes = $2 WHERE name = $1', [name, JSON.stringify(attributes)]);
-      // Every resource of the type changed.
+      // Every resource of the type changed, and its searches (a filter's or sort's attribute may be gone).
       tx.changed('*');
       return next;
     });
@@ -632,6 +684,7 @@ export class PostgresIndexStore implements IndexStore {
       throw new ResourceAlreadyExists(records.find((r) => !inserted.delete(r.id))!.id);
     }
     for (const r of records) tx.changed(resourceKey(r.id), namedKey(r.id));
+    tx.changed(...searchesChanged(type));
     return records;
   }
 
@@ -717,7 +770,7 @@ export class PostgresIndexStore implements IndexStore {
         `UPDATE resources SET user_id = $2, project_id = $3, started_at = $4, ended_at = $5, revision_start = $6, attrs = $7 WHERE id = $1`,
         [id, next.userId, next.projectId, next.startedAt, next.endedAt, now, JSON.stringify(next.attrs)],
       );
-      tx.changed(resourceKey(id));
+      tx.changed(resourceKey(id), ...searchesChanged(r.type));
     }
     if (changes.metrics !== undefined) {
       if (!appendMetrics) {
@@ -736,7 +789,7 @@ export class PostgresIndexStore implements IndexStore {
   /** Deletes resources (locked first) with their history and named metrics; answers how many, and the metrics. */
   private async deleteIds(tx: Tx, ids: string[]): Promise<{ count: number; metrics: string[] }> {
     if (ids.length === 0) return { count: 0, metrics: [] };
-    const locked = await tx.client.query('SELECT id FROM resources WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    const locked = await tx.client.query('SELECT id, type FROM resources WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
     const present = locked.rows.map((r) => r.id as string);
     if (present.length === 0) return { count: 0, metrics: [] };
     const metrics = await tx.client.query(
@@ -748,6 +801,7 @@ export class PostgresIndexStore implements IndexStore {
     const dropped = metrics.rows.map((m) => m.id as string);
     await this.toDrop(tx, dropped);
     for (const id of present) tx.changed(resourceKey(id), namedKey(id));
+    for (const type of new Set(locked.rows.map((r) => r.type as string))) tx.changed(...searchesChanged(type));
     for (const id of dropped) tx.changed(metricKey(id));
     return { count: present.length, metrics: dropped };
   }
@@ -800,17 +854,30 @@ export class PostgresIndexStore implements IndexStore {
     return rows.length === 0 ? undefined : revisionOf(rows[0]!);
   }
 
+  /**
+   * A page of a search, from the cache when it holds the same search of the
+   * same type. Everything it reads (the type, the marker, the rows) is read
+   * inside the cache's load, so that a change to any of them invalidates the
+   * fill. Not kept: a filter reading the clock, and a page after a marker of
+   * another type (whose writes do not drop this type's searches).
+   */
   async list(type: string, options: ListResourcesOptions): Promise<Revision[]> {
-    const rt = await this.getType(type);
-    if (options.filter !== undefined) compileQuery(options.filter, rt);
-    let after: Revision | undefined;
-    if (options.marker !== undefined) {
-      after = await this.markerRevision(options.marker, options.history);
-      if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
-    }
-    const query = listSql(rt, { filter: options.filter, history: options.history, sorts: options.sorts, limit: options.limit, after });
-    const { rows } = await this.db.query(query.text, query.values);
-    return rows.map(revisionOf);
+    const page = await this.cache.answer(searchesKey(type), answerKey(options), async () => {
+      const rt = await this.getType(type);
+      if (options.filter !== undefined) compileQuery(options.filter, rt);
+      let after: Revision | undefined;
+      if (options.marker !== undefined) {
+        after = await this.markerRevision(options.marker, options.history);
+        if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
+      }
+      const query = listSql(rt, { filter: options.filter, history: options.history, sorts: options.sorts, limit: options.limit, after });
+      const { rows } = await this.db.query(query.text, query.values);
+      const value = rows.map(revisionOf);
+      const keep = (options.filter === undefined || !readsClock(options.filter, rt)) && (after === undefined || type === GENERIC.name || after.type === type);
+      return { value, rows: keep ? value.length : undefined };
+    });
+    // The caller's array; the revisions are shared, as the cached records are.
+    return page.slice();
   }
 }
 
