@@ -9,6 +9,7 @@ import { authHook } from './auth.js';
 import type { Config } from './config.js';
 import { corsHook } from './cors.js';
 import { errorHandler, HttpError, sendError } from './errors.js';
+import { boolParam, type Query } from './http.js';
 import { negotiationHook } from './negotiation.js';
 import { registerOpenApi } from './openapi.js';
 import { installProcessingLog, RequestLog } from './request-log.js';
@@ -81,6 +82,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', corsHook(ctx.config.corsOrigins));
   app.addHook('onRequest', authHook(ctx.config));
   app.addHook('onRequest', negotiationHook(ctx.engine));
+  // A read with `refresh` includes what any node acknowledged before it:
+  // the index writes too, which other nodes' caches hear of asynchronously.
+  app.addHook('preHandler', async (request) => {
+    if (refreshRequested(request.query as Query)) await ctx.engine.index.sync();
+  });
   app.setErrorHandler(errorHandler);
   app.setReplySerializer((payload) => pyJson(payload));
   installProcessingLog(app, ctx.engine, ctx.config.logInterval);
@@ -130,4 +136,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.options('*', async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, null));
   return app;
+}
+
+/** An invalid value is the route's to refuse, with its message. */
+function refreshRequested(query: Query): boolean {
+  try {
+    return boolParam(query, 'refresh');
+  } catch {
+    return false;
+  }
 }

@@ -31,6 +31,12 @@ export async function metricsById(index: Pick<IndexStore, 'getMetrics'>, ids: re
 }
 
 export interface IndexStore {
+  /**
+   * Returns once this node's reads reflect every index write committed, on
+   * any node, before the call: for reads that must see them (`refresh`).
+   */
+  sync(): Promise<void>;
+
   // --- archive policies and rules -------------------------------------
 
   getPolicy(name: string): Promise<ArchivePolicy | undefined>;

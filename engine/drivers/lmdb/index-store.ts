@@ -40,6 +40,9 @@ export class LmdbIndexStore implements IndexStore {
     return this.metrics.getPolicy(name);
   }
 
+  /** One process: a committed write is read at once. */
+  async sync(): Promise<void> {}
+
   async policiesChanging(): Promise<boolean> {
     return this.metrics.policiesChanging();
   }
