@@ -84,6 +84,9 @@ export function benchOptions<O extends object, K extends keyof O & string>(
   return opts;
 }
 
+/** The node options `npm start` and the `gnocchi-ts` command run the server with (server/main.ts). */
+const SERVER_NODE_ARGS = ['--max-semi-space-size=8'];
+
 /**
  * Spawns the server with `extraArgs` (e.g. `['--aggregates-workers', '2']`)
  * and waits until it answers.
@@ -92,7 +95,7 @@ export async function startServer(extraArgs: string[] = [], options: ServerOptio
   const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-bench-'));
   const port = await freePort();
   const main = fileURLToPath(new URL('../server/main.js', import.meta.url));
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const nodeArgs = [...SERVER_NODE_ARGS, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
   const child = spawn(
     process.execPath,
     [

@@ -1,10 +1,12 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 /**
  * Entry point of `gnocchi-ts` (package.json `bin`): `gnocchi-ts [serve]
  * [--host H] [--port P] [--data-dir D] ...` runs the server, as
  * `node dist/server/main.js --port P` always did; `gnocchi-ts check|stats|
  * backup|restore|compact ...` are the admin commands (server/admin/). See
- * `--help`.
+ * `--help`. Started with `--max-semi-space-size=8` (here and by `npm start`): a
+ * young generation half V8's default holds the main thread's peak ~70 MB
+ * lower at no measurable CPU cost (README, Memory).
  */
 import { FormatVersionMismatch } from '../engine/storage.js';
 import { exitCodeOf, UsageError } from './admin/args.js';
