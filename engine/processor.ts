@@ -53,6 +53,15 @@ interface HeldShard {
   hurry: number;
 }
 
+/**
+ * A refresh waiting for another node's holder polls the shard this often,
+ * from the least, doubling up to the most: each poll reads the shard's
+ * whole stream, which a backlog makes megabytes, and a long wait is a long
+ * backlog.
+ */
+const POLL_LEAST_MS = 20;
+const POLL_MOST_MS = 320;
+
 /** The least wait before retrying after a failed batch. */
 const FAILED_RETRY_MS = 1000;
 
@@ -441,6 +450,7 @@ export class Processor {
       let hurried = false;
       let deadline = performance.now() + patienceMs;
       let progress = '';
+      let pollMs = Math.min(this.options.intervalMs, POLL_LEAST_MS);
       for (;;) {
         const snapshot = await series.load([...ids]);
         const lastSeqs = new Map<string, number>();
@@ -467,7 +477,8 @@ export class Processor {
         if (now !== progress) deadline = performance.now() + patienceMs;
         progress = now;
         if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} made no progress within ${patienceMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(this.options.intervalMs, 20)));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, deadline - performance.now()))));
+        pollMs = Math.min(2 * pollMs, POLL_MOST_MS);
       }
     }
   }
