@@ -156,7 +156,8 @@ function scratch(capacity: number): Scratch {
  *
  * A batch tells resources and metrics apart by their slot objects (a stamp
  * on each, no lookup): its caller must give one slot per resource key and
- * one per metric identity (see CollectorScope).
+ * one per metric identity, slots of resources sharing an id marked
+ * `shared` (see CollectorScope).
  */
 export class CollectorBatch {
   readonly resources: ResourceSlot[] = [];
@@ -328,12 +329,15 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
  * The points of a write's resolved metrics, resource by resource, in the
  * batch's columns; and how many points the refused ones had. A metric
  * named twice (a resource under two keys) pushes its last points at its
- * first place, as a Map would.
+ * first place, as a Map would; only a batch with such a resource pays for
+ * the map (a write may name 10,000 metrics).
  */
 function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, series: BatchPoints, refused: Set<number>): { points: IncomingPoints; dropped: number } {
   const n = batch.metrics.length;
-  const points: IncomingPoints = { metricIds: [], start: new Uint32Array(n), count: new Uint32Array(n), timestamps: [], values: [] };
-  const placed = new Map<string, number>();
+  const metricIds = new Array<string>(n);
+  const points: IncomingPoints = { metricIds, start: new Uint32Array(n), count: new Uint32Array(n), timestamps: [], values: [] };
+  const placed = batch.resources.some((r) => r.shared) ? new Map<string, number>() : undefined;
+  let pushed = 0;
   let dropped = 0;
   for (let r = 0; r < batch.resources.length; r++) {
     for (let i = start[r]!; i < start[r + 1]!; i++) {
@@ -344,13 +348,17 @@ function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, serie
       }
       const id = batch.metrics[m]!.record?.id;
       if (id === undefined) continue;
-      let at = placed.get(id);
-      if (at === undefined) placed.set(id, (at = points.metricIds.push(id) - 1));
+      let at = placed?.get(id);
+      if (at === undefined) {
+        at = pushed++;
+        metricIds[at] = id;
+        placed?.set(id, at);
+      }
       points.start[at] = series.start[m]!;
       points.count[at] = series.count[m]!;
     }
   }
-  const pushed = points.metricIds.length;
+  metricIds.length = pushed;
   points.start = points.start.subarray(0, pushed);
   points.count = points.count.subarray(0, pushed);
   points.timestamps = new Array<Float64Array>(pushed).fill(series.timestamps);

@@ -10,31 +10,42 @@ import type { IncomingRef } from './incoming-batch.js';
 import type { WindowRef } from './reorder-window.js';
 
 const NONE = -1;
-/** Slots allocated at first. */
-const LEAST_SLOTS = 1024;
 /**
- * Slots kept when the backlog empties (3 MiB of columns). A collector's
- * push of 10,000 series, with a few more in flight, fills tens of thousands
- * of slots and is processed before the next one comes: columns shrunk to
- * the least each time grew back through every size, allocating (and
- * faulting in) fresh memory for each: a visible share of the main thread
- * in time-major profiles.
+ * Slots come in pages: a backlog that grows adds pages and never copies
+ * the ones it has. Grown by doubling, the columns of a time-major backlog
+ * (hundreds of thousands of slots) were allocated, faulted in and copied
+ * through every size: a visible share of the main thread in its profiles.
  */
-const KEPT_SLOTS = 65536;
+const PAGE_BITS = 12;
+const PAGE_SLOTS = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE_SLOTS - 1;
+/**
+ * Pages kept when the backlog empties (3 MiB of columns), or enough for
+ * twice that backlog's peak if more: a burst's backlog must not hold its
+ * pages for good, but the bursts of a collector's pushes, one after the
+ * other, should not give them back and fault them in again each time.
+ */
+const KEPT_PAGES = 16;
+
+/** The columns of PAGE_SLOTS slots. */
+class Page {
+  readonly seqs = new Float64Array(PAGE_SLOTS);
+  readonly offsets = new Uint32Array(PAGE_SLOTS);
+  readonly counts = new Uint32Array(PAGE_SLOTS);
+  readonly oldest = new Float64Array(PAGE_SLOTS);
+  readonly newest = new Float64Array(PAGE_SLOTS);
+  readonly notedAt = new Float64Array(PAGE_SLOTS);
+  /** The next slot of the metric, or of the free list. */
+  readonly next = new Int32Array(PAGE_SLOTS);
+  /** At a metric's oldest slot: its newest one. */
+  readonly tails = new Int32Array(PAGE_SLOTS);
+}
 
 export class PendingRefs {
   /** Per metric, its oldest slot. */
   private readonly heads = new Map<string, number>();
-  private seqs = new Float64Array(LEAST_SLOTS);
-  private offsets = new Uint32Array(LEAST_SLOTS);
-  private counts = new Uint32Array(LEAST_SLOTS);
-  private oldest = new Float64Array(LEAST_SLOTS);
-  private newest = new Float64Array(LEAST_SLOTS);
-  private notedAt = new Float64Array(LEAST_SLOTS);
-  /** The next slot of the metric, or of the free list. */
-  private next = new Int32Array(LEAST_SLOTS);
-  /** At a metric's oldest slot: its newest one. */
-  private tails = new Int32Array(LEAST_SLOTS);
+  /** Slot s is at index s & PAGE_MASK of page s >>> PAGE_BITS. */
+  private readonly pages: Page[] = [new Page()];
   /** What window answers, and the objects it fills. */
   private readonly view: WindowRef[] = [];
   private readonly viewed: WindowRef[] = [];
@@ -61,40 +72,59 @@ export class PendingRefs {
     return this.heads.keys();
   }
 
+  private page(s: number): Page {
+    return this.pages[s >>> PAGE_BITS]!;
+  }
+
+  private seqOf(s: number): number {
+    return this.pages[s >>> PAGE_BITS]!.seqs[s & PAGE_MASK]!;
+  }
+
+  private nextOf(s: number): number {
+    return this.pages[s >>> PAGE_BITS]!.next[s & PAGE_MASK]!;
+  }
+
+  private setNext(s: number, next: number): void {
+    this.pages[s >>> PAGE_BITS]!.next[s & PAGE_MASK] = next;
+  }
+
   /** Notes a ref, in seq order among the metric's (a record another node appended may be noted after later ones). */
   add(metricId: string, seq: number, offset: number, count: number, oldest: number, newest: number, notedAt: number): void {
     const s = this.slot();
-    this.seqs[s] = seq;
-    this.offsets[s] = offset;
-    this.counts[s] = count;
-    this.oldest[s] = oldest;
-    this.newest[s] = newest;
-    this.notedAt[s] = notedAt;
+    const page = this.page(s);
+    const i = s & PAGE_MASK;
+    page.seqs[i] = seq;
+    page.offsets[i] = offset;
+    page.counts[i] = count;
+    page.oldest[i] = oldest;
+    page.newest[i] = newest;
+    page.notedAt[i] = notedAt;
     this.total += count;
     const head = this.heads.get(metricId);
     if (head === undefined) {
-      this.next[s] = NONE;
-      this.tails[s] = s;
+      page.next[i] = NONE;
+      page.tails[i] = s;
       this.heads.set(metricId, s);
       return;
     }
-    const tail = this.tails[head]!;
-    if (this.seqs[tail]! <= seq) {
-      this.next[s] = NONE;
-      this.next[tail] = s;
-      this.tails[head] = s;
+    const headPage = this.page(head);
+    const tail = headPage.tails[head & PAGE_MASK]!;
+    if (this.seqOf(tail) <= seq) {
+      page.next[i] = NONE;
+      this.setNext(tail, s);
+      headPage.tails[head & PAGE_MASK] = s;
       return;
     }
-    if (this.seqs[head]! > seq) {
-      this.next[s] = head;
-      this.tails[s] = tail;
+    if (this.seqOf(head) > seq) {
+      page.next[i] = head;
+      page.tails[i] = tail;
       this.heads.set(metricId, s);
       return;
     }
     let prev = head;
-    while (this.seqs[this.next[prev]!]! <= seq) prev = this.next[prev]!;
-    this.next[s] = this.next[prev]!;
-    this.next[prev] = s;
+    while (this.seqOf(this.nextOf(prev)) <= seq) prev = this.nextOf(prev);
+    page.next[i] = this.nextOf(prev);
+    this.setNext(prev, s);
   }
 
   /**
@@ -105,14 +135,17 @@ export class PendingRefs {
   window(metricId: string): readonly WindowRef[] {
     const { view } = this;
     let n = 0;
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; s = this.next[s]!, n++) {
+    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; n++) {
+      const page = this.page(s);
+      const i = s & PAGE_MASK;
       let ref = this.viewed[n];
       if (ref === undefined) this.viewed.push((ref = { seq: 0, oldest: 0, newest: 0, notedAt: 0 }));
-      ref.seq = this.seqs[s]!;
-      ref.oldest = this.oldest[s]!;
-      ref.newest = this.newest[s]!;
-      ref.notedAt = this.notedAt[s]!;
+      ref.seq = page.seqs[i]!;
+      ref.oldest = page.oldest[i]!;
+      ref.newest = page.newest[i]!;
+      ref.notedAt = page.notedAt[i]!;
       view[n] = ref;
+      s = page.next[i]!;
     }
     view.length = n;
     return view;
@@ -121,8 +154,11 @@ export class PendingRefs {
   /** A metric's first `n` refs (all by default), to hand to a job. */
   refs(metricId: string, n = Infinity): IncomingRef[] {
     const out: IncomingRef[] = [];
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE && out.length < n; s = this.next[s]!) {
-      out.push({ seq: this.seqs[s]!, offset: this.offsets[s]!, count: this.counts[s]! });
+    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE && out.length < n; ) {
+      const page = this.page(s);
+      const i = s & PAGE_MASK;
+      out.push({ seq: page.seqs[i]!, offset: page.offsets[i]!, count: page.counts[i]! });
+      s = page.next[i]!;
     }
     return out;
   }
@@ -130,7 +166,7 @@ export class PendingRefs {
   /** A metric's pending measures. */
   measuresOf(metricId: string): number {
     let n = 0;
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; s = this.next[s]!) n += this.counts[s]!;
+    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; s = this.nextOf(s)) n += this.page(s).counts[s & PAGE_MASK]!;
     return n;
   }
 
@@ -141,14 +177,18 @@ export class PendingRefs {
   release(metricId: string, upTo = Infinity, each: (seq: number) => void = () => undefined): number {
     const head = this.heads.get(metricId);
     if (head === undefined) return 0;
-    const tail = this.tails[head]!;
+    const tail = this.page(head).tails[head & PAGE_MASK]!;
     let dropped = 0;
     let s = head;
-    while (s !== NONE && this.seqs[s]! <= upTo) {
-      const after = this.next[s]!;
-      dropped += this.counts[s]!;
-      each(this.seqs[s]!);
-      this.next[s] = this.free;
+    while (s !== NONE) {
+      const page = this.page(s);
+      const i = s & PAGE_MASK;
+      const seq = page.seqs[i]!;
+      if (seq > upTo) break;
+      const after = page.next[i]!;
+      dropped += page.counts[i]!;
+      each(seq);
+      page.next[i] = this.free;
       this.free = s;
       s = after;
     }
@@ -157,7 +197,7 @@ export class PendingRefs {
       this.heads.delete(metricId);
       if (this.heads.size === 0) this.shrink();
     } else if (s !== head) {
-      this.tails[s] = tail;
+      this.page(s).tails[s & PAGE_MASK] = tail;
       this.heads.set(metricId, s);
     }
     return dropped;
@@ -166,35 +206,20 @@ export class PendingRefs {
   private slot(): number {
     if (this.free !== NONE) {
       const s = this.free;
-      this.free = this.next[s]!;
+      this.free = this.nextOf(s);
       return s;
     }
-    if (this.unused === this.seqs.length) this.resize(2 * this.seqs.length);
+    if (this.unused === this.pages.length * PAGE_SLOTS) this.pages.push(new Page());
     return this.unused++;
   }
 
-  /** Back to at most KEPT_SLOTS (and no window objects) once no ref is left: a burst's backlog must not hold its peak for good. */
+  /** Once no ref is left: no window objects, and at most KEPT_PAGES pages or twice what this backlog's peak took. */
   private shrink(): void {
+    const peakPages = Math.ceil(this.unused / PAGE_SLOTS);
     this.free = NONE;
     this.unused = 0;
     this.view.length = 0;
     this.viewed.length = 0;
-    if (this.seqs.length > KEPT_SLOTS) this.resize(KEPT_SLOTS);
-  }
-
-  private resize(slots: number): void {
-    const grown = <T extends Float64Array | Uint32Array | Int32Array>(a: T, make: new (n: number) => T): T => {
-      const b = new make(slots);
-      b.set(a.subarray(0, Math.min(a.length, slots)));
-      return b;
-    };
-    this.seqs = grown(this.seqs, Float64Array);
-    this.offsets = grown(this.offsets, Uint32Array);
-    this.counts = grown(this.counts, Uint32Array);
-    this.oldest = grown(this.oldest, Float64Array);
-    this.newest = grown(this.newest, Float64Array);
-    this.notedAt = grown(this.notedAt, Float64Array);
-    this.next = grown(this.next, Int32Array);
-    this.tails = grown(this.tails, Int32Array);
+    this.pages.length = Math.min(this.pages.length, Math.max(KEPT_PAGES, 2 * peakPages));
   }
 }

@@ -4,10 +4,29 @@
  * at most 255 characters maps to UUID5(namespace, value + "\0" + creator),
  * so the same external id names different resources for different users.
  */
+import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { FormatError } from '../formats/errors.js';
 
 export const RESOURCE_ID_NAMESPACE = '0a7a15ff-aa13-4ac2-897c-9bdf30ce175b';
+const NAMESPACE_BYTES = Buffer.from(RESOURCE_ID_NAMESPACE.replaceAll('-', ''), 'hex');
+/** In unicode mode, surrogates that are not part of a pair. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * UUID5(RESOURCE_ID_NAMESPACE, name), as the uuid package computes it but
+ * several times faster: a collector's first write names thousands of
+ * resources. A name that is not well-formed UTF-16 (a lone surrogate) goes
+ * to the package, which refuses it.
+ */
+export function resourceUuid5(name: string): string {
+  if (LONE_SURROGATE.test(name)) return uuidv5(name, RESOURCE_ID_NAMESPACE);
+  const h = createHash('sha1').update(NAMESPACE_BYTES).update(name, 'utf8').digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const hex = h.toString('hex', 0, 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Python's `uuid.UUID(text)` in canonical form, or undefined where it raises. */
 export function pythonUuid(text: string): string | undefined {
@@ -23,6 +42,6 @@ export function resourceUuid(value: string, creator: string | null): string {
   const uuid = pythonUuid(value);
   if (uuid !== undefined) return uuid;
   // Python counts code points, not UTF-16 units.
-  if ([...value].length > 255) throw new FormatError('transformable resource id >255 max allowed characters');
-  return uuidv5(`${value}\u0000${creator ?? '\u0000'}`, RESOURCE_ID_NAMESPACE);
+  if (value.length > 255 && [...value].length > 255) throw new FormatError('transformable resource id >255 max allowed characters');
+  return resourceUuid5(`${value}\u0000${creator ?? '\u0000'}`);
 }

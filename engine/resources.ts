@@ -283,10 +283,10 @@ export class ResourceIndex {
     }
   }
 
-  /** Adds (or removes) every index entry of a current resource. */
-  private indexCurrent(r: ResourceRecord, add: boolean): void {
+  /** Adds (or removes) every index entry of a current resource (`attributes`: its type's, when the caller has them). */
+  private indexCurrent(r: ResourceRecord, add: boolean, attributes: readonly string[] = this.attributeNames(r.type)): void {
     this.indexRevisionStart(r, add);
-    this.values.indexCurrent(r, this.attributeNames(r.type), add);
+    this.values.indexCurrent(r, attributes, add);
   }
 
   /**
@@ -420,7 +420,7 @@ export class ResourceIndex {
         if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
           throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
         }
-        if (storage.metricsByResource.get(key) !== undefined) throw new NamedMetricAlreadyExists(name);
+        if (storage.metricsByResource.doesExist(key)) throw new NamedMetricAlreadyExists(name);
         const m: MetricRecord = {
           id: uuidv4(),
           name,
@@ -445,7 +445,7 @@ export class ResourceIndex {
   }
 
   create(type: string, input: NewResource): Promise<ResourceRecord> {
-    return this.write(() => this.insert(type, input));
+    return this.write(() => this.insert(this.activeType(type), input));
   }
 
   /**
@@ -456,20 +456,25 @@ export class ResourceIndex {
    */
   createAndExtend(type: string, created: readonly NewResource[], extended: readonly { id: string; metrics: Map<string, MetricSpec> }[]): Promise<void> {
     return this.write(() => {
-      for (const input of created) this.insert(type, input);
+      if (created.length > 0) {
+        // Read once: the type does not change inside the transaction.
+        const rt = this.activeType(type);
+        const attributes = rt.attributes.map((a) => a.name);
+        for (const input of created) this.insert(rt, input, attributes);
+      }
       for (const { id, metrics } of extended) this.change(type, id, { metrics }, true);
     });
   }
 
-  /** create() inside a write transaction. */
-  private insert(type: string, input: NewResource): ResourceRecord {
+  /** create() inside a write transaction, of the active type `rt`. */
+  private insert(rt: ResourceTypeRecord, input: NewResource, attributes: readonly string[] = rt.attributes.map((a) => a.name)): ResourceRecord {
     const { storage } = this;
-    this.activeType(type);
+    const type = rt.name;
     const r = newResourceRecord(type, input);
-    if (storage.resources.get(input.id) !== undefined) throw new ResourceAlreadyExists(input.id);
+    if (storage.resources.doesExist(input.id)) throw new ResourceAlreadyExists(input.id);
     void storage.resources.put(r.id, r);
     void storage.resourcesByType.put([type, r.id], true);
-    this.indexCurrent(r, true);
+    this.indexCurrent(r, true, attributes);
     if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
     return r;
   }

@@ -97,6 +97,8 @@ export class ResourceSlot {
   index = 0;
   /** Creator of the stored resource once a write found it (a resource's creator never changes). */
   creator: string | undefined = undefined;
+  /** Whether another slot of its scope has the same id (a resource named under two keys): a batch then keeps its metrics apart by id. */
+  shared = false;
 
   constructor(
     /** What a write groups points by: the resource name (remote write: job and instance). */
@@ -144,6 +146,8 @@ export class MetricSlot {
 export interface CollectorMaps<S> {
   series: ByteMap<S>;
   resources: Map<string, ResourceSlot>;
+  /** The first slot of each resource id, to mark the slots that share one. */
+  byId: Map<string, ResourceSlot>;
   metrics: Map<string, MetricSlot>;
 }
 
@@ -155,13 +159,13 @@ export interface CollectorMaps<S> {
  */
 export class CollectorScope<S> {
   private readonly scope: SeriesScope<CollectorMaps<S>>;
-  private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), metrics: new Map() };
+  private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), byId: new Map(), metrics: new Map() };
 
   constructor(
     private readonly cache: SeriesCache,
     name: string,
   ) {
-    this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), metrics: new Map() }));
+    this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), byId: new Map(), metrics: new Map() }));
   }
 
   /** The series written as bytes [start, end), whose hashBytes is `hash`. */
@@ -174,12 +178,19 @@ export class CollectorScope<S> {
     if (this.cache.room(this.scope)) this.scope.maps.series.add(bytes, start, end, hash, series);
   }
 
+  /** The slot of a resource key, made by `create` the first time (marked `shared` when its id is another slot's). */
   resource(key: string, create: () => ResourceSlot): ResourceSlot {
-    const { resources } = this.scope.maps;
-    let slot = resources.get(key) ?? this.own.resources.get(key);
+    const { maps } = this.scope;
+    let slot = maps.resources.get(key) ?? this.own.resources.get(key);
     if (slot === undefined) {
       slot = create();
-      (this.cache.room(this.scope) ? resources : this.own.resources).set(key, slot);
+      const into = this.cache.room(this.scope) ? maps : this.own;
+      into.resources.set(key, slot);
+      if (typeof slot.id === 'string') {
+        const first = maps.byId.get(slot.id) ?? this.own.byId.get(slot.id);
+        if (first === undefined) into.byId.set(slot.id, slot);
+        else first.shared = slot.shared = true;
+      }
     }
     return slot;
   }
@@ -206,44 +217,59 @@ export function hashBytes(bytes: Uint8Array, start: number, end: number): number
 /**
  * A map keyed by byte strings, looked up by a range of a buffer: no string
  * is made of a key to find it (a series is looked up per line, and most are
- * known). Open addressing over a table of entry numbers; keys are kept as
- * Latin-1 strings (one byte per character) to compare with.
+ * known). Open addressing over a table of entry numbers; the keys' bytes
+ * are kept back to back in one buffer, compared byte to byte (a string's
+ * characters cost more to read).
  */
 export class ByteMap<V> {
-  private keys: string[] = [];
-  private hashes: number[] = [];
+  private keyBytes = new Uint8Array(1024);
+  private used = 0;
+  /** Entry e's key is keyBytes[keyStart[e], keyStart[e + 1]). */
+  private keyStart = new Int32Array(33);
+  private hashes = new Int32Array(32);
   private values: V[] = [];
   /** Entry number + 1 per slot, 0 when empty; a power of two long, at most half full. */
   private table = new Int32Array(64);
 
   get size(): number {
-    return this.keys.length;
+    return this.values.length;
   }
 
   /** The value of key [start, end) of `bytes`, whose hashBytes is `hash`. */
   get(bytes: Uint8Array, start: number, end: number, hash: number): V | undefined {
-    const { table, keys, hashes } = this;
+    const { table, keyBytes, keyStart, hashes } = this;
     const mask = table.length - 1;
     const length = end - start;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[i]! - 1;
       if (entry === -1) return undefined;
-      if (hashes[entry] !== hash) continue;
-      const key = keys[entry]!;
-      if (key.length !== length) continue;
+      if (hashes[entry] !== (hash | 0)) continue;
+      const at = keyStart[entry]!;
+      if (keyStart[entry + 1]! - at !== length) continue;
       let j = 0;
-      while (j < length && key.charCodeAt(j) === bytes[start + j]) j++;
+      while (j < length && keyBytes[at + j] === bytes[start + j]) j++;
       if (j === length) return this.values[entry];
     }
   }
 
   /** Adds key [start, end) of `bytes` (known to be missing). */
   add(bytes: Uint8Array, start: number, end: number, hash: number, value: V): void {
-    if (2 * (this.keys.length + 1) > this.table.length) this.rehash(2 * this.table.length);
-    this.keys.push(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
-    this.hashes.push(hash);
+    const entry = this.values.length;
+    if (2 * (entry + 1) > this.table.length) this.rehash(2 * this.table.length);
+    if (entry === this.hashes.length) {
+      this.hashes = grown(this.hashes, new Int32Array(2 * entry));
+      this.keyStart = grown(this.keyStart, new Int32Array(2 * entry + 1));
+    }
+    const length = end - start;
+    if (this.used + length > this.keyBytes.length) {
+      this.keyBytes = grown(this.keyBytes, new Uint8Array(Math.max(2 * this.keyBytes.length, this.used + length)));
+    }
+    this.keyBytes.set(bytes.subarray(start, end), this.used);
+    this.used += length;
+    this.keyStart[entry + 1] = this.used;
+    this.hashes[entry] = hash;
     this.values.push(value);
-    this.place(this.keys.length - 1);
+    this.place(entry);
   }
 
   private place(entry: number): void {
@@ -256,6 +282,11 @@ export class ByteMap<V> {
 
   private rehash(size: number): void {
     this.table = new Int32Array(size);
-    for (let entry = 0; entry < this.keys.length; entry++) this.place(entry);
+    for (let entry = 0; entry < this.values.length; entry++) this.place(entry);
   }
+}
+
+function grown<T extends Uint8Array | Int32Array>(a: T, next: T): T {
+  next.set(a);
+  return next;
 }

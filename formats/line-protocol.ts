@@ -284,8 +284,11 @@ const BOM = [0xef, 0xbb, 0xbf];
 /** Powers of ten that are exact doubles: a product or quotient with one rounds once, as Number() does. */
 const EXACT_POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const MAX_EXACT_DIGITS = 15;
-/** Tells the scanner to hand the line to the general parser. */
-const OFF_PATH = -2;
+/** A series part with quotes or backslashes, read token by token. */
+const QUOTED = -2;
+/** FNV-1a, 32 bits: LineScanner.seriesHash. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 const BOOLEANS: [bytes: Buffer, value: number][] = [...TRUE].map((w): [Buffer, number] => [Buffer.from(w), 1]).concat(
   [...FALSE].map((w): [Buffer, number] => [Buffer.from(w), 0]),
@@ -317,6 +320,8 @@ export class LineScanner {
   point: Point | null = null;
   seriesStart = 0;
   seriesEnd = 0;
+  /** FNV-1a (32 bits) of the series part's bytes, to find it in a map without reading it again. */
+  seriesHash = 0;
   fieldCount = 0;
   keyStart = new Int32Array(16);
   keyEnd = new Int32Array(16);
@@ -383,13 +388,9 @@ export class LineScanner {
   /** The line [start, end) from its bytes; false when it must go through parseLine. */
   private scan(start: number, end: number): boolean {
     const b = this.body;
-    let p = this.tokenEnd(start, end);
-    while (p >= 0 && p < end && b[p] === COMMA) {
-      p = this.tokenEnd(p + 1, end);
-      if (p < 0 || p >= end || b[p] !== EQUALS) return false;
-      p = this.tokenEnd(p + 1, end);
-    }
-    if (p < 0 || p >= end || b[p] !== SPACE) return false;
+    let p = this.plainSeriesEnd(start, end);
+    if (p === QUOTED) p = this.quotedSeriesEnd(start, end);
+    if (p < 0) return false;
     this.seriesStart = start;
     this.seriesEnd = p;
     let n = 0;
@@ -419,10 +420,58 @@ export class LineScanner {
       return true;
     }
     if (b[p] !== SPACE) return false;
-    const micros = this.timestamp(p + 1, end);
-    if (micros === OFF_PATH) return false;
-    this.micros = micros;
-    return true;
+    return this.timestamp(p + 1, end);
+  }
+
+  /**
+   * End of the series part at `start` (measurement and tags, up to the
+   * space before the fields) with its seriesHash, in one pass; -1 when the
+   * line must go through parseLine, QUOTED when the part has a quote or a
+   * backslash (quotedSeriesEnd reads those). Without either, a part is
+   * tokens split by `,` and `=` alone, as Scanner.token splits them.
+   */
+  private plainSeriesEnd(start: number, end: number): number {
+    const b = this.body;
+    let h = FNV_OFFSET;
+    let inKey = false;
+    let tokenStart = start;
+    for (let p = start; p < end; p++) {
+      const c = b[p]!;
+      if (c === SPACE) {
+        if (p === tokenStart || inKey) return -1;
+        this.seriesHash = h;
+        return p;
+      }
+      if (c === COMMA) {
+        if (p === tokenStart || inKey) return -1;
+        inKey = true;
+        tokenStart = p + 1;
+      } else if (c === EQUALS) {
+        if (p === tokenStart || !inKey) return -1;
+        inKey = false;
+        tokenStart = p + 1;
+      } else if (c === QUOTE || c === BACKSLASH) {
+        return QUOTED;
+      }
+      h = Math.imul(h ^ c, FNV_PRIME);
+    }
+    return -1;
+  }
+
+  /** plainSeriesEnd of a part with quotes or backslashes, token by token. */
+  private quotedSeriesEnd(start: number, end: number): number {
+    const b = this.body;
+    let p = this.tokenEnd(start, end);
+    while (p >= 0 && p < end && b[p] === COMMA) {
+      p = this.tokenEnd(p + 1, end);
+      if (p < 0 || p >= end || b[p] !== EQUALS) return -1;
+      p = this.tokenEnd(p + 1, end);
+    }
+    if (p < 0 || p >= end || b[p] !== SPACE) return -1;
+    let h = FNV_OFFSET;
+    for (let i = start; i < p; i++) h = Math.imul(h ^ b[i]!, FNV_PRIME);
+    this.seriesHash = h;
+    return p;
   }
 
   private grow(): void {
@@ -505,15 +554,18 @@ export class LineScanner {
       this.value[n] = negative && v !== 0 ? -v : v;
       return true;
     }
-    const v = this.float(start, end);
-    if (Number.isNaN(v) || !Number.isFinite(v)) return false;
+    if (!this.float(n, start, end)) return false;
     this.kind[n] = FIELD_NUMBER;
-    this.value[n] = v;
     return true;
   }
 
-  /** A float as the FLOAT pattern reads it, valued as Number() values it; NaN when it is not one. */
-  private float(start: number, end: number): number {
+  /**
+   * A float as the FLOAT pattern reads it, valued as Number() values it,
+   * into field n; false when it is not one or not finite. Values are stored
+   * rather than returned: a double returned from a call is boxed, an
+   * allocation per line.
+   */
+  private float(n: number, start: number, end: number): boolean {
     const b = this.body;
     let p = start;
     const negative = b[p] === MINUS;
@@ -538,7 +590,7 @@ export class LineScanner {
         c = b[++p];
       }
     }
-    if (integerDigits === 0 && fractionDigits === 0) return Number.NaN;
+    if (integerDigits === 0 && fractionDigits === 0) return false;
     let exponent = 0;
     if (p < end && (c === 0x65 || c === 0x45)) {
       c = b[++p];
@@ -553,43 +605,69 @@ export class LineScanner {
         if (exponent < 1000) exponent = exponent * 10 + (c! - ZERO);
         c = b[++p];
       }
-      if (p === exponentStart) return Number.NaN;
+      if (p === exponentStart) return false;
       exponent *= sign;
     }
-    if (p !== end) return Number.NaN;
+    if (p !== end) return false;
     const scale = exponent - fractionDigits;
+    let v: number;
     if (digits <= MAX_EXACT_DIGITS && scale >= -22 && scale <= 22) {
       // Clinger's fast path: both operands exact, so one correctly rounded operation.
       const magnitude = scale >= 0 ? mantissa * EXACT_POWERS[scale]! : mantissa / EXACT_POWERS[-scale]!;
-      return negative ? -magnitude : magnitude;
+      v = negative ? -magnitude : magnitude;
+    } else {
+      v = Number(b.toString('latin1', start, end));
+      if (!Number.isFinite(v)) return false;
     }
-    return Number(b.toString('latin1', start, end));
+    this.value[n] = v;
+    return true;
   }
 
-  /** The timestamp [start, end) in microseconds, NaN when out of range, NO_TIMESTAMP for none, OFF_PATH for parseLine. */
-  private timestamp(start: number, end: number): number {
+  /**
+   * The timestamp [start, end) into `micros` (NaN when out of range,
+   * NO_TIMESTAMP for none); false when parseLine must read it. Stored
+   * rather than returned, as `float`.
+   */
+  private timestamp(start: number, end: number): boolean {
     const b = this.body;
-    if (start === end) return NO_TIMESTAMP;
+    if (start === end) {
+      this.micros = NO_TIMESTAMP;
+      return true;
+    }
     let p = start;
     let first = b[p];
     if (first === MINUS || first === PLUS) {
       p++;
       first = b[p];
     }
-    if (p === end) return OFF_PATH;
+    if (p === end) return false;
+    // Unsigned: exact in doubles while below 2^53. Digits go eight at a time
+    // into small integers: one double operation per eight digits.
+    const last = this.nanos ? end - 3 : end;
+    let v = 0;
+    let group = 0;
+    let inGroup = 0;
     for (let i = p; i < end; i++) {
-      const c = b[i]!;
-      if (c < ZERO || c > NINE) return OFF_PATH;
+      const d = b[i]! - ZERO;
+      if (d < 0 || d > 9) return false;
+      if (i >= last) continue;
+      group = group * 10 + d;
+      if (++inGroup === 8) {
+        v = v * 1e8 + group;
+        group = 0;
+        inGroup = 0;
+      }
     }
     if (p === start) {
-      // Unsigned: exact in doubles while below 2^53.
-      const last = this.nanos ? end - 3 : end;
-      let v = 0;
-      for (let i = p; i < last; i++) v = v * 10 + (b[i]! - ZERO);
+      if (inGroup > 0) v = v * EXACT_POWERS[inGroup]! + group;
       if (!this.nanos) v *= this.multiplier;
-      if (v <= Number.MAX_SAFE_INTEGER) return v;
+      if (v <= Number.MAX_SAFE_INTEGER) {
+        this.micros = v;
+        return true;
+      }
     }
-    return timestampMicros(BigInt(b.toString('latin1', start, end)), this.precision) ?? Number.NaN;
+    this.micros = timestampMicros(BigInt(b.toString('latin1', start, end)), this.precision) ?? Number.NaN;
+    return true;
   }
 }
 

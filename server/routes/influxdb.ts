@@ -17,7 +17,8 @@
 import type { FastifyInstance } from 'fastify';
 import { CollectorBatch, collectorState, writeCollectorBatch } from '../../engine/collector.js';
 import { ArgumentError, BadRequest, EngineError, InvalidInput, ResourceTypeAlreadyExists } from '../../engine/errors.js';
-import { CollectorScope, hashBytes, namedResource, type MetricSlot, type ResourceSlot, type SeriesCache } from '../../engine/series-cache.js';
+import type { AttributeValue } from '../../engine/resource-type.js';
+import { CollectorScope, namedResource, type MetricSlot, type ResourceSlot, type SeriesCache } from '../../engine/series-cache.js';
 import {
   FIELD_STRING,
   isPrecision,
@@ -90,6 +91,9 @@ interface InfluxSeries {
   fields: InfluxField[];
 }
 
+/** The attributes of the resources a write creates (none), shared: a write prepares every resource it names. */
+const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze({});
+
 /** Spellings of field keys remembered per series: past them a line goes through parseLine. */
 const MAX_SPELLINGS = 1000;
 
@@ -131,7 +135,7 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
     }
     if (scan.point === null) {
       const { seriesStart: start, seriesEnd: end } = scan;
-      const hash = hashBytes(body, start, end);
+      const hash = scan.seriesHash;
       let series = scope.series(body, start, end, hash);
       if (series === undefined) {
         series = newSeries(parseSeries(body.toString('utf8', start, end)), write, scope);
@@ -327,7 +331,7 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await writeCollectorBatch(engine, batch, {
       type: rt.name,
       creator: who.creator,
-      prepare: () => ({}),
+      prepare: () => NO_ATTRIBUTES,
       mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
       mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
       maxSeries: config.maxSeries,

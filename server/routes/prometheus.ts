@@ -23,9 +23,11 @@ import {
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
+  recycleScanned,
   scanWriteRequest,
   snappyUncompress,
   type Label,
+  type ScannedWriteRequest,
   type WriteRequest,
 } from '../../formats/prometheus-remote.js';
 import { parseTimestamp } from '../../formats/timestamp.js';
@@ -89,6 +91,14 @@ function seriesOf(labels: readonly Label[], scope: CollectorScope<PrometheusSeri
 export function groupRemoteWrite(bytes: Buffer, creator: string, cache: SeriesCache): CollectorBatch | null {
   const scanned = scanWriteRequest(bytes);
   if (scanned === null) return null;
+  try {
+    return groupScanned(bytes, scanned, creator, cache);
+  } finally {
+    recycleScanned(scanned);
+  }
+}
+
+function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: string, cache: SeriesCache): CollectorBatch | null {
   const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
   const { count, labelsStart, labelsEnd, sampleStart, timestampsMs, values } = scanned;
   const batch = new CollectorBatch(sampleStart[count]!);

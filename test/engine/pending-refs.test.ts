@@ -51,16 +51,20 @@ describe('PendingRefs', () => {
     expect(pending.release('m')).toBe(0);
   });
 
-  it('grows past its first columns, reuses released slots, and empties', () => {
+  it('grows past its first pages, reuses released slots, and empties', () => {
     const pending = new PendingRefs();
-    const ids = Array.from({ length: 3000 }, (_, i) => `m${i}`);
-    for (const [i, id] of ids.entries()) pending.add(id, i, 0, 1, 0, 0, 0);
-    for (const id of ids.slice(0, 1500)) pending.release(id);
-    for (const [i, id] of ids.entries()) pending.add(id, 3000 + i, 0, 1, 0, 0, 0);
-    expect(pending.size).toBe(3000);
-    expect(pending.measures).toBe(4500);
-    expect(seqsOf(pending, 'm0')).toEqual([3000]);
-    expect(seqsOf(pending, 'm2999')).toEqual([2999, 5999]);
+    const n = 10_000;
+    const ids = Array.from({ length: n }, (_, i) => `m${i}`);
+    for (const [i, id] of ids.entries()) pending.add(id, i, i, 1, 0, 0, 0);
+    for (const id of ids.slice(0, n / 2)) pending.release(id);
+    for (const [i, id] of ids.entries()) pending.add(id, n + i, n + i, 1, 0, 0, 0);
+    expect(pending.size).toBe(n);
+    expect(pending.measures).toBe(1.5 * n);
+    expect(seqsOf(pending, 'm0')).toEqual([n]);
+    expect(pending.refs(`m${n - 1}`)).toEqual([
+      { seq: n - 1, offset: n - 1, count: 1 },
+      { seq: 2 * n - 1, offset: 2 * n - 1, count: 1 },
+    ]);
     for (const id of ids) pending.release(id);
     expect([pending.size, pending.measures]).toEqual([0, 0]);
     pending.add('again', 1, 0, 1, 0, 0, 0);

@@ -13,6 +13,7 @@ import {
   type FieldValue,
   type Point,
 } from '../../formats/line-protocol.js';
+import { hashBytes } from '../../engine/series-cache.js';
 
 const tags = (t: Record<string, string>) => new Map(Object.entries(t));
 const fields = (f: Record<string, FieldValue>) => new Map(Object.entries(f));
@@ -40,6 +41,10 @@ const MALFORMED: [string, string][] = [
   ['two spaces', 'cpu  f=1'],
   ['trailing comma', 'cpu f=1,'],
   ['equals in measurement', 'c=pu f=1'],
+  ['equals in a tag value', 'cpu,a=b=c f=1'],
+  ['empty tag key after a tag', 'cpu,a=1,=2 f=1'],
+  ['two commas', 'cpu,a=1,,b=2 f=1'],
+  ['a comma before the fields', 'cpu,a=1, f=1'],
 ];
 
 describe('parseLine', () => {
@@ -105,7 +110,7 @@ function fromPoint(p: Point, micros: number): Reading {
   return { line: p.line, measurement: p.measurement, tags: p.tags, fields, micros };
 }
 
-/** Every line of a body through LineScanner, and whether each took the byte path. */
+/** Every line of a body through LineScanner, and whether each took the byte path (checking its seriesHash). */
 function scanAll(body: Buffer | string, precision = 'ns'): { readings: Reading[]; fast: boolean[] } {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const scan = new LineScanner(bytes, precision);
@@ -117,6 +122,7 @@ function scanAll(body: Buffer | string, precision = 'ns'): { readings: Reading[]
       readings.push(fromPoint(scan.point, scan.micros));
       continue;
     }
+    expect(scan.seriesHash).toBe(hashBytes(bytes, scan.seriesStart, scan.seriesEnd));
     const { measurement, tags } = parseSeries(bytes.toString('utf8', scan.seriesStart, scan.seriesEnd));
     const fields = new Map<string, number | boolean | 'a string'>();
     for (let i = 0; i < scan.fieldCount; i++) {

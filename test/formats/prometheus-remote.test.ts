@@ -10,6 +10,7 @@ import {
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
+  recycleScanned,
   scanWriteRequest,
   type WriteRequest,
 } from '../../formats/prometheus-remote.js';
@@ -126,6 +127,16 @@ describe('scanWriteRequest', () => {
   ];
   it.each(plain)('reads %s as decodeWriteRequest does', (_name, bytes) => {
     expect(scanned(bytes)).toEqual(decodeWriteRequest(bytes));
+  });
+
+  it('reads each request alike after columns of another were recycled', () => {
+    const big = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 500 }, (_, i) => ({ value: i, timestampMs: i })) }] });
+    const small = plain[0]![1];
+    const first = scanWriteRequest(Buffer.from(big))!;
+    recycleScanned(first);
+    // The recycled columns are those of the next scan large enough: nothing of the first request shows.
+    expect(scanned(small)).toEqual(decodeWriteRequest(small));
+    expect(scanned(big)).toEqual(decodeWriteRequest(big));
   });
 
   it.skipIf(!existsSync(FIXTURES))('reads the Gnocchi fixtures', () => {

@@ -225,6 +225,15 @@ describe('write', () => {
     expect(sum.body).toEqual([['1970-01-01T00:00:00+00:00', 3600.0, 1 + 2 + 3 + 4 + 6 + 8]]);
   });
 
+  it('keeps the points of the last key of a resource named under two (its id in two spellings), as Gnocchi does', async () => {
+    const id = '8f8bb2d6-1cd0-4d06-9f5e-3c1c1d8e7f11';
+    const lines = [`cpu,host=${id} usage=1 60000000000`, `cpu,host=${id.toUpperCase()} usage=2 120000000000`, `cpu,host=${id} usage=3 180000000000`];
+    expect((await write(lines.join('\n'))).status).toBe(204);
+    const m = (await metricOf(id, 'cpu.usage')).body.id;
+    const sum = await json(t.app, 'GET', `/v1/metric/${m}/measures?refresh=true&aggregation=sum`);
+    expect(sum.body).toEqual([['1970-01-01T00:00:00+00:00', 3600.0, 2]]);
+  });
+
   it('stores every point of short lines of many fields', async () => {
     const lines = Array.from({ length: 500 }, (_, i) => `m,host=h a=${i},b=1,c=2,d=3,e=4,f=5,g=6 ${i * 60}000000000`);
     expect((await write(lines.join('\n'))).status).toBe(204);
