@@ -104,6 +104,12 @@ export class RecordCache {
   /** A kept copy of `bytes`, or undefined when there is no room for it. */
   private keep(key: string, bytes: Uint8Array, fetch: number): Uint8Array | undefined {
     if (4 * bytes.length > this.limit) return undefined;
+    // Two fetches under way that both missed it: the second finds the first's copy.
+    const kept = this.records.get(key);
+    if (kept !== undefined) {
+      kept.fetch = Math.max(kept.fetch, fetch);
+      return this.bytesOf(kept);
+    }
     const oldest = this.oldestInFlight();
     let at = this.gap(bytes.length);
     for (const [oldKey, old] of this.records) {
@@ -112,11 +118,11 @@ export class RecordCache {
       at = this.gap(bytes.length);
     }
     if (at < 0) return undefined;
-    const kept: Kept = { start: at, length: bytes.length, fetch };
-    this.records.set(key, kept);
-    this.placed.splice(this.placeOf(at), 0, kept);
+    const placed: Kept = { start: at, length: bytes.length, fetch };
+    this.records.set(key, placed);
+    this.placed.splice(this.placeOf(at), 0, placed);
     this.bytes += bytes.length;
-    const copy = this.bytesOf(kept);
+    const copy = this.bytesOf(placed);
     copy.set(bytes);
     return copy;
   }

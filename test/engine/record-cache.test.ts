@@ -95,6 +95,19 @@ describe('RecordCache', () => {
     expect(reads).toHaveLength(8);
   });
 
+  it('keeps one copy of a record two fetches under way both missed', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const later = { fetch: async (shard, seqs, visit) => (await null, log.fetch(shard, seqs, visit)) } as IncomingLog;
+    const cache = new RecordCache(40);
+    const both = await Promise.all([fetched(cache, later, [1]), fetched(cache, later, [1])]);
+    expect(both).toEqual([[[1, [1]]], [[1, [1]]]]);
+    expect(reads).toEqual([1, 1]);
+    expect(cache.size).toBe(10);
+    // Its room is given back with it: four more fit once it is pushed out.
+    await fetched(cache, log, [2, 3, 4, 5]);
+    expect(cache.size).toBe(40);
+  });
+
   it('skips records the log no longer holds', async () => {
     const log = { fetch: async () => undefined } as unknown as IncomingLog;
     const cache = new RecordCache(100);
