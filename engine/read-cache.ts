@@ -5,6 +5,7 @@
  * byte budget is spent. The cache only stores: the engine decides when an
  * answer may be served and tells it which metrics changed.
  */
+import { GroupedLru } from './grouped-lru.js';
 import type { ReadOptions } from './read-measures.js';
 
 /**
@@ -13,12 +14,6 @@ import type { ReadOptions } from './read-measures.js';
  * tiny answers such as `[]`.
  */
 export const ENTRY_OVERHEAD = 160;
-
-interface Entry {
-  metricId: string;
-  answer: Buffer;
-  cost: number;
-}
 
 /**
  * The cache key of a read: every field of ReadOptions, so two reads share an
@@ -38,27 +33,26 @@ export function readKey(read: ReadOptions): string {
 export const MAX_SEEN = 16_384;
 
 export class ReadCache {
-  /** In least recently used order: a hit moves its entry to the end. */
-  private readonly entries = new Map<string, Entry>();
+  /** Answers grouped by metric, each costing its bytes. */
+  private readonly answers: GroupedLru<Buffer>;
   /** Reads asked once since the set last started over (see admit). */
   private readonly seen = new Set<string>();
-  /** Per metric, the keys of its entries in `entries`. */
-  private readonly byMetric = new Map<string, Set<string>>();
-  private used = 0;
   /** Lookups answered and not, since start. */
   hits = 0;
   misses = 0;
 
   /** `budget` in bytes; 0 disables the cache. */
-  constructor(readonly budget: number) {}
+  constructor(readonly budget: number) {
+    this.answers = new GroupedLru(budget);
+  }
 
   /** Bytes the entries cost (ENTRY_OVERHEAD each, plus their answers and keys). */
   get bytes(): number {
-    return this.used;
+    return this.answers.cost;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.answers.size;
   }
 
   /**
@@ -79,58 +73,26 @@ export class ReadCache {
   }
 
   get(metricId: string, key: string): Buffer | undefined {
-    const full = fullKey(metricId, key);
-    const entry = this.entries.get(full);
-    if (entry === undefined) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
-    this.entries.delete(full);
-    this.entries.set(full, entry);
-    return entry.answer;
+    const answer = this.answers.get(fullKey(metricId, key));
+    if (answer === undefined) this.misses++;
+    else this.hits++;
+    return answer;
   }
 
   /** Stores an answer, evicting the least recently used ones to make room; an answer larger than the budget is not kept. */
   set(metricId: string, key: string, answer: Buffer): void {
     const full = fullKey(metricId, key);
-    const cost = ENTRY_OVERHEAD + full.length + answer.length;
-    if (cost > this.budget) return;
-    this.remove(full);
-    for (const [oldest] of this.entries) {
-      if (this.used + cost <= this.budget) break;
-      this.remove(oldest);
-    }
-    this.entries.set(full, { metricId, answer, cost });
-    this.used += cost;
-    let keys = this.byMetric.get(metricId);
-    if (keys === undefined) this.byMetric.set(metricId, (keys = new Set()));
-    keys.add(full);
+    this.answers.set(metricId, full, answer, ENTRY_OVERHEAD + full.length + answer.length);
   }
 
   /** Drops every answer of these metrics. */
   invalidate(metricIds: Iterable<string>): void {
-    for (const id of metricIds) {
-      const keys = this.byMetric.get(id);
-      if (keys !== undefined) for (const full of keys) this.remove(full);
-    }
+    for (const id of metricIds) this.answers.deleteGroup(id);
   }
 
   clear(): void {
     this.seen.clear();
-    this.entries.clear();
-    this.byMetric.clear();
-    this.used = 0;
-  }
-
-  private remove(full: string): void {
-    const entry = this.entries.get(full);
-    if (entry === undefined) return;
-    this.entries.delete(full);
-    this.used -= entry.cost;
-    const keys = this.byMetric.get(entry.metricId)!;
-    keys.delete(full);
-    if (keys.size === 0) this.byMetric.delete(entry.metricId);
+    this.answers.clear();
   }
 }
 

@@ -32,6 +32,7 @@
  * in all, least recently used first out.
  */
 import pg from 'pg';
+import { GroupedLru } from '../../grouped-lru.js';
 import { clientConfig } from './connection.js';
 
 export const CHANNEL = 'gnocchi_index';
@@ -58,13 +59,6 @@ const RECONNECT_MS = [50, 100, 250, 500, 1000, 2000];
 /** Absent records are cached too: a miss for an unknown metric id is as hot as a hit. */
 const ABSENT = Symbol('absent');
 
-/** A search answer kept: its group (the key that drops it), value and rows. */
-interface Answer {
-  group: string;
-  value: unknown;
-  rows: number;
-}
-
 /** What a search answer's load found: the value, and its rows if it may be kept. */
 export interface Loaded<T> {
   value: T;
@@ -80,11 +74,8 @@ interface Notice {
 
 export class IndexCache {
   private readonly entries = new Map<string, unknown>();
-  /** Search answers by group and key, least recently used first. */
-  private readonly answers = new Map<string, Answer>();
-  /** The keys of `answers` in each group. */
-  private readonly groups = new Map<string, Set<string>>();
-  private answerRows = 0;
+  /** Search answers by group (the key whose drop drops them), each costing its rows. */
+  private readonly answers = new GroupedLru<unknown>(ANSWERS_ROWS);
   /** Invalidations seen so far (local or notified). */
   private generation = 0;
   private listener: pg.Client | undefined;
@@ -159,8 +150,6 @@ export class IndexCache {
   private clear(): void {
     this.entries.clear();
     this.answers.clear();
-    this.groups.clear();
-    this.answerRows = 0;
     this.generation++;
   }
 
@@ -172,23 +161,9 @@ export class IndexCache {
     }
     for (const k of keys) {
       this.entries.delete(k);
-      const group = this.groups.get(k);
-      if (group === undefined) continue;
-      for (const key of group) this.answerRows -= this.answers.get(key)!.rows;
-      for (const key of group) this.answers.delete(key);
-      this.groups.delete(k);
+      this.answers.deleteGroup(k);
     }
     this.generation++;
-  }
-
-  private forgetAnswer(key: string): void {
-    const answer = this.answers.get(key);
-    if (answer === undefined) return;
-    this.answers.delete(key);
-    this.answerRows -= answer.rows;
-    const group = this.groups.get(answer.group)!;
-    group.delete(key);
-    if (group.size === 0) this.groups.delete(answer.group);
   }
 
   /**
@@ -200,26 +175,12 @@ export class IndexCache {
     const id = `${group}\0${key}`;
     if (this.listening) {
       const hit = this.answers.get(id);
-      if (hit !== undefined) {
-        // Most recently used goes last.
-        this.answers.delete(id);
-        this.answers.set(id, hit);
-        return hit.value as T;
-      }
+      if (hit !== undefined) return hit as T;
     }
     const generation = this.generation;
     const { value, rows } = await load();
     if (rows !== undefined && rows <= ANSWER_ROWS_MAX && this.listening && generation === this.generation) {
-      this.forgetAnswer(id);
-      for (const oldest of this.answers.keys()) {
-        if (this.answerRows + rows <= ANSWERS_ROWS) break;
-        this.forgetAnswer(oldest);
-      }
-      this.answers.set(id, { group, value, rows });
-      this.answerRows += rows;
-      let keys = this.groups.get(group);
-      if (keys === undefined) this.groups.set(group, (keys = new Set()));
-      keys.add(id);
+      this.answers.set(group, id, value, rows);
     }
     return value;
   }
@@ -313,7 +274,7 @@ export class IndexCache {
 
   /** Search answers kept, and their rows. */
   get answerSize(): { answers: number; rows: number } {
-    return { answers: this.answers.size, rows: this.answerRows };
+    return { answers: this.answers.size, rows: this.answers.cost };
   }
 
   async close(): Promise<void> {
