@@ -101,7 +101,7 @@ describe('Engine.readJson', () => {
 });
 
 describe('the processor', () => {
-  const results = (jobs: Parameters<JobRunner>[0]): ProcessResult[] => jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: 1 }));
+  const results = (jobs: Parameters<JobRunner>[0]): ProcessResult[] => jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: 1, looseRows: 0 }));
 
   it.each([
     ['commits', (jobs) => Promise.resolve(results(jobs))],

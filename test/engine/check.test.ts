@@ -179,7 +179,7 @@ describe('checkStorage', () => {
     {
       damage: 'a resource_history_values entry removed',
       change: (s) => {
-        const { key, dup } = valueEntry(s, 'host_name', 'one', { id: HOST, revision: 1, revisionStart: first(s.resourceHistory.getRange()).value.revisionStart });
+        const { key, dup } = valueEntry(s, 'host_name', 'one', { id: HOST, revision: 1, revisionStart: (first(s.resourceHistory.getRange()).value as { revisionStart: number }).revisionStart });
         expect(s.resourceHistoryValues.removeSync(key, dup)).toBe(true);
       },
       expected: { kind: 'index-missing', db: 'resource_history_values', key: ['host', 'host_name', 'one', HOST, 1] },

@@ -105,7 +105,7 @@ describe('opening a format 5 directory', () => {
 
   async function answers(engine: Engine, metricIds: string[]): Promise<unknown> {
     const resources = (engine.index as LmdbIndexStore).resources;
-    const listed = resources.list('generic', { history: true, sorts: parseResourceSorts(DEFAULT_RESOURCE_SORT), limit: 100 }).map((r) => [r.id, r.revision]);
+    const listed = resources.list('generic', { history: true, sorts: parseResourceSorts(DEFAULT_RESOURCE_SORT, resources.getType('generic'), true), limit: 100 }).map((r) => [r.id, r.revision]);
     const measures = [];
     for (const id of metricIds) {
       const metric = (await engine.index.getMetric(id))!;

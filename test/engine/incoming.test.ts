@@ -193,7 +193,7 @@ describe('the processor', () => {
       // Batches stay in flight until released; each consumes every ref it was given.
       runner: (jobs) => {
         batches.push(jobs.map((j) => j.metricId));
-        return new Promise((resolve) => held.push(() => resolve(jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: Math.max(...j.refs.map((r) => r.seq)) })))));
+        return new Promise((resolve) => held.push(() => resolve(jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: Math.max(...j.refs.map((r) => r.seq)), looseRows: 0 })))));
       },
       parallelism: 2,
       intervalMs: 3_600_000,

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
@@ -147,7 +148,7 @@ describe('default-order listing through resources_by_revision_start', () => {
     // Simulate an older release's data: no index entries, no marker in meta.
     const { storage } = engine;
     await storage.root.transaction(() => {
-      for (const db of [storage.resourcesByRevisionStart, storage.resourceValues, storage.resourceHistoryValues]) {
+      for (const db of [storage.resourcesByRevisionStart, storage.resourceValues, storage.resourceHistoryValues] as Database[]) {
         for (const key of [...db.getKeys()]) void db.remove(key);
       }
       void storage.meta.remove('resourcesByRevisionStart');

@@ -195,7 +195,7 @@ describe('a metric of a resource, as Gnocchi renders it', () => {
   ];
 
   it.each([
-    ['by id', (rid: string, id: string) => `/v1/metric/${id}`],
+    ['by id', (_rid: string, id: string) => `/v1/metric/${id}`],
     ['by resource and name', (rid: string) => `/v1/resource/generic/${rid}/metric/disk`],
   ])('embeds the generic resource, without its metrics, when read %s', async (_name, url) => {
     const original = `shown-${Math.random()}`;

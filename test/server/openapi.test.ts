@@ -2,8 +2,8 @@
 // every /v1 route the app serves, and true to what the routes answer (real
 // requests' statuses and JSON bodies are checked against it).
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { compress } from 'snappyjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pyJson } from '../../formats/json.js';
@@ -22,7 +22,8 @@ interface Document {
 let t: TestApp;
 let doc: Document;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-addFormats(ajv);
+// ajv-formats is CommonJS: its plugin is the module's `default` export.
+ajvFormats.default(ajv);
 const compiled = new Map<object, ValidateFunction>();
 
 /** A validator of a schema of the document, its `#/components/...` references resolved in the document. */
@@ -70,7 +71,7 @@ function registeredRoutes(tree: string): Map<string, string[]> {
 
 describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document named after the package', async () => {
-    const result = await new Validator().validate(doc as object);
+    const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(doc).toMatchObject({ openapi: '3.1.0', info: { title: 'gnocchi-ts', version: expect.any(String) }, servers: [{ url: '/' }] });

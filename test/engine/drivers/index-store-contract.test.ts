@@ -325,7 +325,7 @@ async function resourcesLifecycle(s: IndexStore): Promise<Transcript> {
   await step('bulk created metrics', async () => {
     const byResource = await s.metricsOfResources([ID(23), ID(24), ID(25)]);
     const ids = [...byResource.values()].flatMap((m) => [...m.values()]);
-    return [...byResource.entries()].map(([id, m]) => [id, [...m.keys()]]).concat((await s.getMetrics(ids)).map((m) => [m!.name, m!.unit, m!.creator, m!.resourceId]));
+    return [...[...byResource.entries()].map(([id, m]) => [id, [...m.keys()]]), ...(await s.getMetrics(ids)).map((m) => [m!.name, m!.unit, m!.creator, m!.resourceId])];
   });
   await step('create and extend twice in a batch', () => s.createAndExtend('server', [server(26), server(26)], []));
   await step('create and extend taken', () => s.createAndExtend('server', [server(27), server(24)], []));

@@ -33,7 +33,7 @@ describe.skipIf(postgresMissing !== undefined)('PostgresIndexStore', () => {
     const url = await harness.database();
     const deleted: string[] = [];
     const a = await PostgresIndexStore.open(url);
-    const b = await PostgresIndexStore.open(url, { onMetricsDeleted: (ids) => deleted.push(...ids) });
+    const b = await PostgresIndexStore.open(url, { onMetricsDeleted: (ids) => void deleted.push(...ids) });
     try {
       await a.createPolicy(policy('p'));
       await a.create('generic', resource(1));
@@ -148,7 +148,7 @@ describe.skipIf(postgresMissing !== undefined)('PostgresIndexStore', () => {
     const a = await PostgresIndexStore.open(url, {
       onMetricsDeleted: (ids) => {
         calls.push([...ids].sort());
-        if (failing) throw new EngineUnavailable('series store down');
+        if (failing) throw new EngineUnavailable('series store', 'down');
       },
     });
     const b = await PostgresIndexStore.open(url, { onMetricsDeleted: (ids) => void calls.push([...ids].sort()) });

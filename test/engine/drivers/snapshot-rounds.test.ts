@@ -27,6 +27,7 @@ function store(): SeriesStore & { loads: (readonly SeriesRange[])[]; released: n
       };
     },
     async commit() {},
+    async drop() {},
   };
   return s;
 }

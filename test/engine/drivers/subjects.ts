@@ -15,7 +15,7 @@ import { until } from './until.js';
 import { lmdbDrivers, type LmdbDrivers } from '../../../engine/drivers/lmdb/drivers.js';
 import { dropSeries } from '../../../engine/drivers/lmdb/series.js';
 import { redisDrivers, type RedisDrivers } from '../../../engine/drivers/redis/drivers.js';
-import type { Drivers, IncomingLog, Lease, SeriesStore, Shard } from '../../../engine/drivers/types.js';
+import type { IncomingLog, Lease, SeriesStore, Shard } from '../../../engine/drivers/types.js';
 import { openStorage, type Storage } from '../../../engine/storage.js';
 import { engineMissing, startObjectStore, startRedis, type Engine, type ObjectStoreKind } from '../../cluster/engines.js';
 
