@@ -5,7 +5,7 @@
  * nature (clock readings, generated metric ids) are normalised; what they
  * must satisfy is checked on each.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../../engine/archive-policy.js';
 import type { IndexStore } from '../../../engine/drivers/index-store.js';
 import { EngineError } from '../../../engine/errors.js';
@@ -13,7 +13,7 @@ import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../
 import type { ResourceTypeRecord } from '../../../engine/resource-type.js';
 import { validateResourceQuery, type QueryNode } from '../../../formats/resource-query.js';
 import { openLmdbIndexStore } from './lmdb-index-store.js';
-import { PgHarness, postgresMissing } from './pg-harness.js';
+import { postgresMissing, usePgHarness } from './pg-harness.js';
 
 type Transcript = unknown[];
 
@@ -347,13 +347,7 @@ const SCENARIOS: [string, (s: IndexStore) => Promise<Transcript>, string[]][] = 
 ];
 
 describe.skipIf(postgresMissing !== undefined)('IndexStore contract: LMDB and PostgreSQL answer alike', () => {
-  let pg: PgHarness;
-  beforeAll(async () => {
-    pg = await PgHarness.start();
-  }, 60_000);
-  afterAll(async () => {
-    await pg?.stop();
-  });
+  const pg = usePgHarness();
 
   it.each(SCENARIOS)('%s', async (_name, scenario, errors) => {
     const lmdb = openLmdbIndexStore();

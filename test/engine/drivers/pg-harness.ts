@@ -3,6 +3,7 @@
  * fresh database per store opened, all dropped with the server.
  */
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { PostgresIndexStore, type PostgresIndexStoreOptions } from '../../../engine/drivers/postgres/index-store.js';
 import { engineMissing, startPostgres, type Engine } from '../../cluster/engines.js';
 
@@ -10,13 +11,25 @@ import { engineMissing, startPostgres, type Engine } from '../../cluster/engines
 export const postgresMissing = engineMissing('postgresql');
 if (postgresMissing !== undefined) console.warn(postgresMissing);
 
+/** A PostgreSQL started before the enclosing describe block's tests and stopped after them. */
+export function usePgHarness(): PgHarness {
+  const harness = new PgHarness();
+  beforeAll(() => harness.start(), 60_000);
+  afterAll(() => harness.stop());
+  return harness;
+}
+
 export class PgHarness {
   private databases = 0;
+  private started: Engine | undefined;
 
-  private constructor(readonly engine: Engine) {}
+  get engine(): Engine {
+    if (this.started === undefined) throw new Error('PostgreSQL is not started: usePgHarness() starts it in beforeAll');
+    return this.started;
+  }
 
-  static async start(): Promise<PgHarness> {
-    return new PgHarness(await startPostgres());
+  async start(): Promise<void> {
+    this.started = await startPostgres();
   }
 
   /** A new empty database's URL. */
@@ -38,7 +51,7 @@ export class PgHarness {
     return { store, url, close: () => store.close() };
   }
 
-  stop(): Promise<void> {
-    return this.engine.stop();
+  async stop(): Promise<void> {
+    await this.started?.stop();
   }
 }

@@ -5,12 +5,12 @@
  * recovery without opening the store again), series drops that failed
  * tried again, and an older schema migrated.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { ArchivePolicy } from '../../../engine/archive-policy.js';
 import { PostgresIndexStore } from '../../../engine/drivers/postgres/index-store.js';
 import { EngineUnavailable } from '../../../engine/errors.js';
-import { PgHarness, postgresMissing } from './pg-harness.js';
+import { postgresMissing, usePgHarness } from './pg-harness.js';
 
 const policy = (name: string, backWindow = 0): ArchivePolicy => ({
   name, backWindow, definition: [{ granularity: 60_000_000, points: 60, timespan: 3_600_000_000 }], aggregationMethods: ['mean'],
@@ -21,13 +21,7 @@ const resource = (i: number) => ({
 });
 
 describe.skipIf(postgresMissing !== undefined)('PostgresIndexStore', () => {
-  let harness: PgHarness;
-  beforeAll(async () => {
-    harness = await PgHarness.start();
-  }, 60_000);
-  afterAll(async () => {
-    await harness?.stop();
-  });
+  const harness = usePgHarness();
 
   it('keeps two nodes\' cached point reads exact', async () => {
     const url = await harness.database();

@@ -13,7 +13,7 @@ import { EngineError } from '../../../engine/errors.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type ListResourcesOptions, type NewResource } from '../../../engine/resources.js';
 import type { ResourceTypeRecord } from '../../../engine/resource-type.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
-import { PgHarness, postgresMissing } from './pg-harness.js';
+import { postgresMissing, usePgHarness } from './pg-harness.js';
 import { until } from './until.js';
 
 const ID = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
@@ -62,13 +62,7 @@ async function reads(s: PostgresIndexStore): Promise<Record<string, unknown>> {
 }
 
 describe.skipIf(postgresMissing !== undefined)('PostgreSQL index search cache', () => {
-  let harness: PgHarness;
-  beforeAll(async () => {
-    harness = await PgHarness.start();
-  }, 60_000);
-  afterAll(async () => {
-    await harness?.stop();
-  });
+  const harness = usePgHarness();
 
   it('keeps the searches of the writer and of another node exact through every write that changes them', async () => {
     const url = await harness.database();
