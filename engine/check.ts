@@ -28,7 +28,6 @@ import { decodeKey, entryBytes, entryTarget, type StoredValue } from './resource
 import { IndexNames } from './resource-index-names.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
 import { indexedFields, targetOf } from './resource-value-index.js';
-import { indexedTypes } from './resources.js';
 import type { ResourceTypeRecord } from './resource-type.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
 import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
@@ -320,6 +319,18 @@ class Checker {
       this.fault('state-mismatch', 'metric_state', metricId, `${where}: counts ${open.frozen} chunks, ${chunks.length} are stored`);
       return;
     }
+    if (open.inline !== undefined) {
+      // engine/state-chunks.ts keeps a chunk inline only as the split's only one.
+      if (open.frozen > 0) {
+        this.fault('state-mismatch', 'metric_state', metricId, `${where}: an inline chunk and ${open.frozen} chunk records`);
+        return;
+      }
+      const problem = encodedChunkProblem(open.inline.bytes, [metricId, granularity, open.inline.first], ncols);
+      if (problem !== null) {
+        this.fault('state-corrupt', 'metric_state', metricId, `${where}: inline chunk: ${problem}`);
+        return;
+      }
+    }
     const rows = rowsProblem(readOpenSplit(this.series, metricId, granularity, open).timestamps, open.key, granularity);
     if (rows !== null) this.fault('state-mismatch', 'metric_state', metricId, `${where}: ${rows}`);
   }
@@ -366,8 +377,7 @@ class Checker {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;
       }
-      this.expect('resources_by_type', storage.resourcesByType, [[r.type, r.id]], true);
-      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, revisionStartKeys(r), true);
+      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], true);
       this.expectValues('resource_values', storage.resourceValues, currentRevision(r), attrs);
     }
     for (const { key, value } of storage.resourceHistory.getRange()) {
@@ -409,7 +419,7 @@ class Checker {
    * else: the walk of its entries (a rebuild of their resource's entries
    * each) is saved.
    */
-  private mayHoldExtras(name: string, db: Storage['resourceValues'] | Storage['resourcesByType'] | Storage['resourcesByRevisionStart']): boolean {
+  private mayHoldExtras(name: string, db: Storage['resourceValues'] | Storage['resourcesByRevisionStart']): boolean {
     const stored = entryCount(db);
     if ((this.faultsIn.get(name) ?? 0) > 0 || stored !== (this.expected.get(name) ?? 0)) return true;
     if (stored > 0) this.checked[name] = stored;
@@ -421,17 +431,11 @@ class Checker {
   extraIndexEntries(): void {
     const { storage } = this;
     const resource = (id: string) => storage.resources.get(id) as ResourceRecord | undefined;
-    if (this.mayHoldExtras('resources_by_type', storage.resourcesByType)) {
-      for (const key of storage.resourcesByType.getKeys()) {
-        this.read('resources_by_type');
-        if (resource(key[1])?.type !== key[0]) this.fault('index-extra', 'resources_by_type', key, `no resource ${key[1]} of type ${key[0]}`);
-      }
-    }
     if (this.mayHoldExtras('resources_by_revision_start', storage.resourcesByRevisionStart)) {
       for (const key of storage.resourcesByRevisionStart.getKeys()) {
         this.read('resources_by_revision_start');
         const r = resource(key[2]);
-        if (r === undefined || ![...revisionStartKeys(r)].some((k) => keyString(k) === keyString(key))) {
+        if (r === undefined || keyString(revisionStartKey(r)) !== keyString(key)) {
           this.fault('index-extra', 'resources_by_revision_start', key, `resource ${key[2]} has no such entry`);
         }
       }
@@ -485,9 +489,7 @@ function valueKey(r: Revision, field: string, value: StoredValue): unknown[] {
 const currentRevision = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
 const currentOf = (r: ResourceRecord | undefined): Revision | undefined => (r === undefined ? undefined : currentRevision(r));
 
-function* revisionStartKeys(r: ResourceRecord): Generator<[string, number, string]> {
-  for (const type of indexedTypes(r.type)) yield [type, r.revisionStart, r.id];
-}
+const revisionStartKey = (r: ResourceRecord): [string, number, string] => [r.type, r.revisionStart, r.id];
 
 /** Attribute names by type, undefined for a type that does not exist. */
 function attributeNames(storage: Storage): (type: string) => readonly string[] | undefined {
@@ -511,7 +513,6 @@ export function checkStorage(storage: Storage, progress: Progress = silentProgre
     storage.stateChunks,
     storage.resources,
     storage.resourceHistory,
-    storage.resourcesByType,
     storage.resourcesByRevisionStart,
     storage.resourceValues,
     storage.resourceHistoryValues,

@@ -200,10 +200,15 @@ function countPoints(storage: Storage, task: ProgressTask): PointStats {
     points.sealedRows += rows(metricId, (ncols) => decodeStoredSplit(value, splitKey, granularity, ncols, 0));
     task.advance();
   }
-  for (const { value } of storage.states.getRange()) {
+  for (const { key, value } of storage.states.getRange()) {
     const state = decodeMetricState(value);
     points.tailPoints += state.tail.timestamps.length;
-    for (const g of state.granularities) if (g.open !== null) points.openRows += rawRowCount(g.open.raw);
+    for (const { granularity, open } of state.granularities) {
+      if (open === null) continue;
+      points.openRows += rawRowCount(open.raw);
+      const { inline } = open;
+      if (inline !== undefined) points.openRows += rows(key, (ncols) => decodeChunk(inline.bytes, [key, granularity, inline.first], ncols, 0));
+    }
     task.advance();
   }
   for (const { key, value } of storage.stateChunks.getRange()) {

@@ -4,7 +4,10 @@
  * next start): format 1's pending measures move into records
  * (engine/incoming-upgrade.ts), and before format 6 the keys of
  * ID_KEYED_DBS are rewritten with their UUIDs as 16 bytes
- * (engine/uuid-keys.ts). Other changes since format 1 only need the stamp:
+ * (engine/uuid-keys.ts), and before format 7 resources_by_type is dropped
+ * (resources_by_revision_start is the index of a type's resources; it and
+ * resource_values are rebuilt in their format 7 layout as the index opens,
+ * engine/resources.ts). Other changes since format 1 only need the stamp:
  * their older records still read.
  */
 import type { Key } from 'lmdb';
@@ -16,6 +19,9 @@ import { bufferToKeyValue, keyValueToBuffer } from './uuid-keys.js';
 
 /** The first format whose keys hold UUIDs as bytes. */
 const BINARY_UUID_FORMAT = 6;
+/** The first format without resources_by_type. */
+const WITHOUT_BY_TYPE_FORMAT = 7;
+const RETIRED_BY_TYPE = 'resources_by_type';
 /** Records read at a time: what the rewrite holds in memory stays bounded whatever the database's size. */
 const REKEY_BATCH = 10_000;
 /** Above LMDB's largest key (511 bytes by default, lmdb-js builds 1978). */
@@ -67,13 +73,16 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
 export function upgradeFormat(storage: Storage, progress: Progress = silentProgress): void {
   const found = storage.meta.get('format');
   if (found === FORMAT_VERSION) return;
-  const rekeyed = typeof found === 'number' && found < BINARY_UUID_FORMAT ? Object.keys(ID_KEYED_DBS) : [];
+  const older = (format: number) => typeof found === 'number' && found < format;
+  const rekeyed = older(BINARY_UUID_FORMAT) ? Object.keys(ID_KEYED_DBS) : [];
+  const retired = older(WITHOUT_BY_TYPE_FORMAT) && [...storage.root.getKeys()].map(String).includes(RETIRED_BY_TYPE);
   const total = entryCount(storage.incoming) + rekeyed.reduce((n, name) => n + entryCount(rawKeys(storage, name)), 0);
   const task = progress.task(`upgrading to format ${FORMAT_VERSION}`, total);
   try {
     storage.root.transactionSync(() => {
       moveFormat1Incoming(storage, task);
       for (const name of rekeyed) rekey(storage, name, task);
+      if (retired) rawKeys(storage, RETIRED_BY_TYPE).dropSync();
       void storage.meta.put('format', FORMAT_VERSION);
     });
   } finally {

@@ -17,6 +17,18 @@ export interface OpenSplit {
   raw: Uint8Array;
   /** How many chunk records hold its older rows. */
   frozen: number;
+  /**
+   * A small chunk kept in the state instead of a record of its own: the
+   * older rows of a settled quiet metric (engine/state-chunks.ts). Only
+   * while `frozen` is 0.
+   */
+  inline?: InlineChunk | undefined;
+}
+
+/** A chunk inside the state: what a chunk record would hold, and its key's first timestamp. */
+export interface InlineChunk {
+  first: number;
+  bytes: Uint8Array;
 }
 
 export interface GranularityState {
@@ -41,59 +53,137 @@ export interface MetricState {
  * Version 1 (before incoming records were shared by metrics) had no
  * `lastSeq`; versions 1 and 2 had no frozen chunks (read as 0): version 3
  * added the tail's chunk count to the header and the open split's to each
- * granularity's.
+ * granularity's. Those headers are fixed: 8, 16 or 20 bytes, and 28 or 32
+ * per granularity. Version 4 (format 7) writes what a quiet metric's state
+ * mostly is, headers, in fewer bytes, and may hold an inline chunk:
+ *
+ *   version, granularity count, column count, 0 (1 byte each)
+ *   lastSeq (float64), tail points n, tail chunks (varints)
+ *   tail timestamps, tail values (8n bytes each)
+ *   per granularity: granularity (float64), flags (1 byte: open split,
+ *     oldest sealed key, inline chunk), then as flagged: the open split's
+ *     key (float64), the oldest sealed key (float64), the open split's raw
+ *     length and chunk count (varints), the inline chunk's length (varint)
+ *     and first timestamp (float64); then the raw rows and the inline chunk
+ *
+ * A quiet metric's state (one point of tail, an open split with an inline
+ * chunk): 14 + 16 + 28 bytes of header, tail and granularity header, where
+ * version 3 took 20 + 16 + 32 without the inline chunk's.
  */
-export const METRIC_STATE_VERSION = 3;
-const HEADERS: Record<number, number> = { 1: 8, 2: 16, 3: 20 };
-const GRANULARITY_HEADERS: Record<number, number> = { 1: 28, 2: 28, 3: 32 };
-const GRANULARITY_HEADER = GRANULARITY_HEADERS[METRIC_STATE_VERSION]!;
+export const METRIC_STATE_VERSION = 4;
+
+const enum Flag {
+  Open = 1,
+  OldestSealed = 2,
+  Inline = 4,
+}
 
 export function emptyMetricState(): MetricState {
   return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, tailFrozen: 0, granularities: [], lastSeq: 0 };
 }
 
-function headerSize(bytes: Uint8Array): number {
-  const size = HEADERS[bytes[0]!];
-  if (size === undefined) throw new Error(`Unknown metric state version ${bytes[0]}`);
-  return size;
+const varuintSize = (x: number): number => (x < 0x80 ? 1 : x < 0x4000 ? 2 : x < 0x200000 ? 3 : x < 0x10000000 ? 4 : 5);
+
+/** LEB128 of a count or length (below 2^32). */
+function writeVaruint(out: Buffer, x: number, at: number): number {
+  let v = x;
+  while (v >= 0x80) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[at++] = v;
+  return at;
+}
+
+function readVaruint(bytes: Uint8Array, at: number): { value: number; next: number } {
+  let value = 0;
+  let scale = 1;
+  for (let i = at; i < at + 5; i++) {
+    const b = bytes[i];
+    if (b === undefined) break;
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) return { value, next: i + 1 };
+    scale *= 0x80;
+  }
+  throw new Error(`metric state: no varint at byte ${at}`);
+}
+
+/** The header: tail size, tail chunks and where the tail starts. */
+interface Header {
+  n: number;
+  tailFrozen: number;
+  tailAt: number;
+}
+
+function headerOf(bytes: Buffer): Header {
+  switch (bytes[0]) {
+    case 1:
+      return { n: bytes.readUInt32LE(4), tailFrozen: 0, tailAt: 8 };
+    case 2:
+      return { n: bytes.readUInt32LE(4), tailFrozen: 0, tailAt: 16 };
+    case 3:
+      return { n: bytes.readUInt32LE(4), tailFrozen: bytes.readUInt32LE(16), tailAt: 20 };
+    case 4: {
+      const n = readVaruint(bytes, 12);
+      const tailFrozen = readVaruint(bytes, n.next);
+      return { n: n.value, tailFrozen: tailFrozen.value, tailAt: tailFrozen.next };
+    }
+    default:
+      throw new Error(`Unknown metric state version ${bytes[0]}`);
+  }
 }
 
 /** `lastSeq` alone, without decoding the rest. */
 export function lastSeqOf(bytes: Buffer): number {
-  return headerSize(bytes) >= 16 ? bytes.readDoubleLE(8) : 0;
+  switch (bytes[0]) {
+    case 1:
+      return 0;
+    case 2:
+    case 3:
+      return bytes.readDoubleLE(8);
+    case 4:
+      return bytes.readDoubleLE(4);
+    default:
+      throw new Error(`Unknown metric state version ${bytes[0]}`);
+  }
 }
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
   const n = state.tail.timestamps.length;
-  const opens = state.granularities.map((g) => g.open?.raw ?? null);
-  let size = HEADERS[METRIC_STATE_VERSION]! + 16 * n;
-  for (const o of opens) size += GRANULARITY_HEADER + (o?.length ?? 0);
+  let size = 12 + varuintSize(n) + varuintSize(state.tailFrozen) + 16 * n;
+  for (const { open, oldestSealedKey } of state.granularities) {
+    size += 9 + (oldestSealedKey === null ? 0 : 8);
+    if (open === null) continue;
+    size += 8 + varuintSize(open.raw.length) + varuintSize(open.frozen) + open.raw.length;
+    if (open.inline !== undefined) size += varuintSize(open.inline.bytes.length) + 8 + open.inline.bytes.length;
+  }
   const out = Buffer.allocUnsafe(size);
   out[0] = METRIC_STATE_VERSION;
   out[1] = state.granularities.length;
   out[2] = columnCount;
   out[3] = 0;
-  out.writeUInt32LE(n, 4);
-  out.writeDoubleLE(state.lastSeq, 8);
-  out.writeUInt32LE(state.tailFrozen, 16);
-  let offset = HEADERS[METRIC_STATE_VERSION]!;
+  out.writeDoubleLE(state.lastSeq, 4);
+  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, 12));
   const { timestamps, values } = state.tail;
-  out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), offset);
-  out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), offset + 8 * n);
-  offset += 16 * n;
-  state.granularities.forEach((g, i) => {
-    const open = opens[i] ?? null;
-    out.writeDoubleLE(g.granularity, offset);
-    out.writeDoubleLE(g.open === null ? Number.NaN : g.open.key, offset + 8);
-    out.writeDoubleLE(g.oldestSealedKey ?? Number.NaN, offset + 16);
-    out.writeUInt32LE(open?.length ?? 0, offset + 24);
-    out.writeUInt32LE(g.open?.frozen ?? 0, offset + 28);
-    offset += GRANULARITY_HEADER;
-    if (open !== null) {
-      out.set(open, offset);
-      offset += open.length;
+  out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), at);
+  out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), at + 8 * n);
+  at += 16 * n;
+  for (const { granularity, open, oldestSealedKey } of state.granularities) {
+    const inline = open?.inline;
+    at = out.writeDoubleLE(granularity, at);
+    out[at++] = (open === null ? 0 : Flag.Open) | (oldestSealedKey === null ? 0 : Flag.OldestSealed) | (inline === undefined ? 0 : Flag.Inline);
+    if (open !== null) at = out.writeDoubleLE(open.key, at);
+    if (oldestSealedKey !== null) at = out.writeDoubleLE(oldestSealedKey, at);
+    if (open === null) continue;
+    at = writeVaruint(out, open.frozen, writeVaruint(out, open.raw.length, at));
+    if (inline !== undefined) at = out.writeDoubleLE(inline.first, writeVaruint(out, inline.bytes.length, at));
+    out.set(open.raw, at);
+    at += open.raw.length;
+    if (inline !== undefined) {
+      out.set(inline.bytes, at);
+      at += inline.bytes.length;
     }
-  });
+  }
   return out;
 }
 
@@ -105,49 +195,86 @@ interface Entry {
   granularity: number;
   key: number | null;
   oldestSealedKey: number | null;
+  /** Where the raw rows start. */
   offset: number;
   length: number;
   frozen: number;
+  inlineLength: number;
+  inlineFirst: number;
 }
 
-function entries(bytes: Buffer): Entry[] {
+/** A version 1 to 3 granularity: fixed header of `size` bytes. */
+function fixedEntry(bytes: Buffer, at: number, size: number): Entry {
+  return {
+    granularity: bytes.readDoubleLE(at),
+    key: nullable(bytes.readDoubleLE(at + 8)),
+    oldestSealedKey: nullable(bytes.readDoubleLE(at + 16)),
+    offset: at + size,
+    length: bytes.readUInt32LE(at + 24),
+    frozen: size > 28 ? bytes.readUInt32LE(at + 28) : 0,
+    inlineLength: 0,
+    inlineFirst: 0,
+  };
+}
+
+function compactEntry(bytes: Buffer, start: number): Entry {
+  const granularity = bytes.readDoubleLE(start);
+  const flags = bytes[start + 8]!;
+  let at = start + 9;
+  const key = flags & Flag.Open ? bytes.readDoubleLE(at) : null;
+  if (key !== null) at += 8;
+  const oldestSealedKey = flags & Flag.OldestSealed ? bytes.readDoubleLE(at) : null;
+  if (oldestSealedKey !== null) at += 8;
+  const entry: Entry = { granularity, key, oldestSealedKey, offset: at, length: 0, frozen: 0, inlineLength: 0, inlineFirst: 0 };
+  if (key === null) return entry;
+  const length = readVaruint(bytes, at);
+  const frozen = readVaruint(bytes, length.next);
+  entry.length = length.value;
+  entry.frozen = frozen.value;
+  at = frozen.next;
+  if (flags & Flag.Inline) {
+    const inlineLength = readVaruint(bytes, at);
+    entry.inlineLength = inlineLength.value;
+    entry.inlineFirst = bytes.readDoubleLE(inlineLength.next);
+    at = inlineLength.next + 8;
+  }
+  entry.offset = at;
+  return entry;
+}
+
+function entries(bytes: Buffer, header: Header = headerOf(bytes)): Entry[] {
   const count = bytes[1]!;
-  const granularityHeader = GRANULARITY_HEADERS[bytes[0]!]!;
-  let offset = headerSize(bytes) + 16 * bytes.readUInt32LE(4);
+  const fixed = bytes[0] === 4 ? 0 : bytes[0] === 3 ? 32 : 28;
+  let at = header.tailAt + 16 * header.n;
   const out: Entry[] = [];
   for (let i = 0; i < count; i++) {
-    const length = bytes.readUInt32LE(offset + 24);
-    out.push({
-      granularity: bytes.readDoubleLE(offset),
-      key: nullable(bytes.readDoubleLE(offset + 8)),
-      oldestSealedKey: nullable(bytes.readDoubleLE(offset + 16)),
-      offset: offset + granularityHeader,
-      length,
-      frozen: granularityHeader > 28 ? bytes.readUInt32LE(offset + 28) : 0,
-    });
-    offset += granularityHeader + length;
+    const e = fixed === 0 ? compactEntry(bytes, at) : fixedEntry(bytes, at, fixed);
+    out.push(e);
+    at = e.offset + e.length + e.inlineLength;
   }
   return out;
 }
 
 function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
   if (e.key === null || e.length === 0) return null;
-  return { key: e.key, raw: bytes.subarray(e.offset, e.offset + e.length), frozen: e.frozen };
+  const end = e.offset + e.length;
+  const inline = e.inlineLength === 0 ? undefined : { first: e.inlineFirst, bytes: bytes.subarray(end, end + e.inlineLength) };
+  return { key: e.key, raw: bytes.subarray(e.offset, end), frozen: e.frozen, inline };
 }
 
 /** The state; its open splits are views into `bytes`. */
 export function decodeMetricState(bytes: Buffer): MetricState {
-  const n = bytes.readUInt32LE(4);
-  const header = headerSize(bytes);
+  const header = headerOf(bytes);
+  const { n, tailAt } = header;
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
-  new Uint8Array(timestamps.buffer).set(bytes.subarray(header, header + 8 * n));
-  new Uint8Array(values.buffer).set(bytes.subarray(header + 8 * n, header + 16 * n));
+  new Uint8Array(timestamps.buffer).set(bytes.subarray(tailAt, tailAt + 8 * n));
+  new Uint8Array(values.buffer).set(bytes.subarray(tailAt + 8 * n, tailAt + 16 * n));
   return {
     lastSeq: lastSeqOf(bytes),
     tail: { timestamps, values },
-    tailFrozen: header >= 20 ? bytes.readUInt32LE(16) : 0,
-    granularities: entries(bytes).map((e) => ({
+    tailFrozen: header.tailFrozen,
+    granularities: entries(bytes, header).map((e) => ({
       granularity: e.granularity,
       open: openOf(bytes, e),
       oldestSealedKey: e.oldestSealedKey,

@@ -7,7 +7,10 @@
  * written as a map (on-disk format 4 and before) still decodes as it was
  * stored. Fields holding a UUID (a record's own id, a metric's resource)
  * store a canonical one as its 16 bytes, not its 36 characters (format 6);
- * text stored before reads as it was.
+ * text stored before reads as it was. A record whose id is its database key
+ * leaves the id out (format 7: a tenth of a quiet series' bytes went to
+ * storing it twice), behind a byte msgpack never starts a value with; the
+ * database puts the key back (engine/storage.ts keyedRecords).
  */
 import { Packr } from 'msgpackr';
 import { readUuid, writeUuid } from './uuid-keys.js';
@@ -22,6 +25,8 @@ export interface RecordEncoder<T> {
 const packr = new Packr({ useRecords: false });
 
 const UUID_BYTES = 16;
+/** msgpack's "never used" byte: a record stored without its key field follows it. */
+const WITHOUT_KEY = 0xc1;
 
 function packedUuid(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -33,25 +38,41 @@ function unpackedUuid(value: unknown): unknown {
   return value instanceof Uint8Array && value.length === UUID_BYTES ? readUuid(value, 0) : value;
 }
 
-/** `uuids`: the fields that hold a UUID or null. */
-export function fieldsEncoder<T extends object>(fields: readonly (keyof T & string)[], uuids: readonly (keyof T & string)[] = []): RecordEncoder<T> {
+/**
+ * `uuids`: the fields that hold a UUID or null. `keyField`: a field the
+ * database key holds, left out of the bytes: it decodes as undefined, in
+ * its place, for the database to fill in.
+ */
+export function fieldsEncoder<T extends object>(
+  fields: readonly (keyof T & string)[],
+  uuids: readonly (keyof T & string)[] = [],
+  keyField?: keyof T & string,
+): RecordEncoder<T> {
   const named = new Set<string>(fields);
   const isUuid = fields.map((field) => uuids.includes(field));
+  const stored = fields.filter((field) => field !== keyField);
+  const storedIsUuid = stored.map((field) => uuids.includes(field));
   return {
     encode(record) {
-      const values: unknown[] = fields.map((field, i) => (isUuid[i] ? packedUuid(record[field]) : record[field]));
+      const values: unknown[] = stored.map((field, i) => (storedIsUuid[i] ? packedUuid(record[field]) : record[field]));
       // Every index write encodes here: no array of entries for the usual record without extras.
       let rest: Record<string, unknown> | undefined;
       for (const key of Object.keys(record)) if (!named.has(key)) (rest ??= {})[key] = record[key as keyof T];
       if (rest !== undefined) values.push(rest);
-      return packr.pack(values);
+      const packed = packr.pack(values);
+      return keyField === undefined ? packed : Buffer.concat([Buffer.of(WITHOUT_KEY), packed]);
     },
     decode(bytes, size) {
-      const value: unknown = packr.unpack(size === undefined ? bytes : bytes.subarray(0, size));
+      const end = size ?? bytes.length;
+      const withoutKey = keyField !== undefined && end > 0 && bytes[0] === WITHOUT_KEY;
+      const value: unknown = packr.unpack(bytes.subarray(withoutKey ? 1 : 0, end));
       if (!Array.isArray(value)) return value as T;
       const record: Record<string, unknown> = {};
-      fields.forEach((field, i) => (record[field] = isUuid[i] ? unpackedUuid(value[i]) : value[i]));
-      if (value.length > fields.length) Object.assign(record, value[fields.length]);
+      const names = withoutKey ? stored : fields;
+      const uuid = withoutKey ? storedIsUuid : isUuid;
+      if (withoutKey) record[keyField!] = undefined;
+      names.forEach((field, i) => (record[field] = uuid[i] ? unpackedUuid(value[i]) : value[i]));
+      if (value.length > names.length) Object.assign(record, value[names.length]);
       return record as T;
     },
   };

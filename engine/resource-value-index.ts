@@ -8,13 +8,16 @@
  * below and the type's own attributes; a search of `generic` (which sees
  * every resource) reads the range under each type. Each entry carries the
  * revision's `revision_start`, the default sort key, so candidates sort
- * without reading them. `revision_end` is NULL on every current revision,
- * and indexed so that history searches find current revisions by it too.
+ * without reading them. Current revisions are not filed by `revision_start`
+ * nor by `revision_end` (NULL on every one): resources_by_revision_start
+ * answers both (revision-start-index.ts), also for history searches, which
+ * find current revisions by them too.
  */
 import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { IndexNames } from './resource-index-names.js';
+import { RevisionStartIndex, type StartRange } from './revision-start-index.js';
 import { entryBytes, entryId, entryTarget, rangeBounds, typeBounds, type IndexTarget, type KeyRange, type StoredValue } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
@@ -29,9 +32,12 @@ export function isIndexedGenericField(field: string): boolean {
   return GENERIC_FIELDS.includes(field);
 }
 
+/** Generic fields resources_by_revision_start answers for current revisions. */
+const CURRENT_UNFILED = new Set(['revision_start', 'revision_end']);
+
 /** The fields a revision is filed by, with its values: the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
 export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: StoredValue]> {
-  for (const field of GENERIC_FIELDS) yield [field, fieldOf(r, field)];
+  for (const field of GENERIC_FIELDS) if (r.revision !== -1 || !CURRENT_UNFILED.has(field)) yield [field, fieldOf(r, field)];
   for (const name of attributes) yield [name, r.attrs[name] ?? null];
 }
 
@@ -40,18 +46,36 @@ export const targetOf = (r: Revision): IndexTarget => ({ id: r.id, revision: r.r
 /** Names of the databases of the layout before this one (msgpack keys, every generic field also under `generic`). */
 const RETIRED_DBS = ['resources_by_value', 'resource_history_by_value'];
 const META_KEY = 'resourcesByValue';
-/** 2: resource_values and resource_history_values, dupSort, binary. */
-const META_VERSION = 2;
+/** 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and revision_end. */
+const META_VERSION = 3;
 /** Below this cap, counting steps through entries instead of counting natively. */
 const SMALL_COUNT = 1_000;
 
 type ValueDb = Database<Buffer, Buffer>;
 
+/** Where the entries of a range are: a key range of a value index, or resources_by_revision_start's current revisions. */
+type Source =
+  | { kind: 'values'; db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } }
+  | { kind: 'starts'; type: string; range: StartRange };
+
+/** The `revision_start` range of current revisions `range` selects, when resources_by_revision_start answers its field; null: none. */
+function currentStarts(range: KeyRange): StartRange | null | undefined {
+  if (range.field === 'revision_end') return range.nulls ? {} : null;
+  if (range.field !== 'revision_start') return undefined;
+  if (range.nulls) return null;
+  const { lo, hi } = range;
+  // A datetime's bounds are numbers (search-plan.ts keyable): other ones select none.
+  if ((lo !== undefined && typeof lo !== 'number') || (hi !== undefined && typeof hi !== 'number')) return null;
+  return { lo, hi };
+}
+
 export class ResourceValueIndex {
   private readonly names: IndexNames;
+  private readonly starts: RevisionStartIndex;
 
   constructor(private readonly storage: Storage) {
     this.names = new IndexNames(storage.meta);
+    this.starts = new RevisionStartIndex(storage);
   }
 
   /** Builds both indexes from the stored revisions when the data directory predates them, and drops the retired ones. */
@@ -129,8 +153,11 @@ export class ResourceValueIndex {
     names.freeType(type);
   }
 
-  /** The key ranges of `range` under `type` (under every type for `generic`), with their database. */
-  private *ranges(type: string, range: KeyRange, history: boolean): Generator<{ db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } }> {
+  /** Where the entries of `range` under `type` (under every type for `generic`) are: current revisions, then closed ones for `history`. */
+  private *sources(type: string, range: KeyRange, history: boolean): Generator<Source> {
+    const starts = currentStarts(range);
+    if (starts !== undefined && starts !== null) yield { kind: 'starts', type, range: starts };
+    if (starts !== undefined && !history) return;
     const names = this.names.refresh();
     const fieldCode = names.fieldCode(range.field);
     if (fieldCode === undefined) return;
@@ -138,8 +165,8 @@ export class ResourceValueIndex {
     const typeCodes = type === 'generic' ? names.allTypeCodes() : own === undefined ? [] : [own];
     for (const typeCode of typeCodes) {
       const bounds = rangeBounds(typeCode, fieldCode, range);
-      yield { db: this.storage.resourceValues, history: false, bounds };
-      if (history) yield { db: this.storage.resourceHistoryValues, history: true, bounds };
+      if (starts === undefined) yield { kind: 'values', db: this.storage.resourceValues, history: false, bounds };
+      if (history) yield { kind: 'values', db: this.storage.resourceHistoryValues, history: true, bounds };
     }
   }
 
@@ -149,8 +176,13 @@ export class ResourceValueIndex {
    */
   count(type: string, range: KeyRange, history: boolean, cap: number): number {
     let n = 0;
-    for (const { db, bounds } of this.ranges(type, range, history)) {
+    for (const source of this.sources(type, range, history)) {
       if (n > cap) break;
+      if (source.kind === 'starts') {
+        n += this.starts.count(source.type, source.range, cap - n);
+        continue;
+      }
+      const { db, bounds } = source;
       if (cap - n < SMALL_COUNT) {
         // Stepping a few entries beats lmdb's native count, which cannot stop early.
         for (const _ of db.getRange({ ...bounds, limit: cap - n + 1 })) n++;
@@ -164,15 +196,17 @@ export class ResourceValueIndex {
 
   /** The revisions `range` points at under `type`: current ones, and closed ones for `history`. */
   *targets(type: string, range: KeyRange, history: boolean): Generator<IndexTarget> {
-    for (const { db, history: closed, bounds } of this.ranges(type, range, history)) {
-      for (const { key, value } of db.getRange(bounds)) yield entryTarget(key, value, closed);
+    for (const source of this.sources(type, range, history)) {
+      if (source.kind === 'starts') yield* this.starts.targets(source.type, source.range);
+      else for (const { key, value } of source.db.getRange(source.bounds)) yield entryTarget(key, value, source.history);
     }
   }
 
   /** Ids of the current resources `range` points at under `type`. */
   *currentIds(type: string, range: KeyRange): Generator<string> {
-    for (const { db, bounds } of this.ranges(type, range, false)) {
-      for (const { key, value } of db.getRange(bounds)) yield entryId(key, value);
+    for (const source of this.sources(type, range, false)) {
+      if (source.kind === 'starts') for (const t of this.starts.targets(source.type, source.range)) yield t.id;
+      else for (const { key, value } of source.db.getRange(source.bounds)) yield entryId(key, value);
     }
   }
 }

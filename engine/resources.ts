@@ -6,9 +6,8 @@
  *   resource_types       name                      -> ResourceTypeRecord
  *   resources            uuid                      -> ResourceRecord (current revision)
  *   resource_history     [uuid, revision]          -> Revision (closed revisions)
- *   resources_by_type    [type, uuid]              -> true
  *   resources_by_revision_start
- *                        [type, revision_start, uuid] -> true (also under 'generic')
+ *                        [type, revision_start, uuid] -> true (revision-start-index.ts)
  *   resource_values, resource_history_values
  *                        per-field values (resource-value-index.ts)
  *   metrics_by_resource  [uuid, metric name]       -> metric id
@@ -25,8 +24,10 @@
  * page is full and the next one starts after the page's last. When there
  * are many candidates (SORT_CANDIDATES_MAX) it first walks
  * resources_by_revision_start for WALK_BUDGET resources, as matches may be
- * dense, and intersects the candidates with the other indexed conjuncts of
- * an `and` before reading any. Other orders and history searches read every
+ * dense (for `generic`, the walks of every type merged; from the least
+ * revision_start a plan of revision_start ranges allows), and intersects
+ * the candidates with the other indexed conjuncts of an `and` before
+ * reading any. Other orders and history searches read every
  * (so narrowed) candidate and keep the best `limit`. Without a plan, a
  * default-order listing walks resources_by_revision_start to the end of
  * the page.
@@ -53,6 +54,7 @@ import { silentProgress, type Progress } from './progress.js';
 import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
 import { ResourceValueIndex } from './resource-value-index.js';
 import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
+import { RevisionStartIndex } from './revision-start-index.js';
 import { planSearch, type Plan } from './search-plan.js';
 import type { Storage } from './storage.js';
 
@@ -185,7 +187,8 @@ export function compareRevisions(sorts: SortSpec[]): (a: Revision, b: Revision) 
 }
 
 const REVISION_INDEX_META = 'resourcesByRevisionStart';
-const REVISION_INDEX_VERSION = 2;
+/** 3: each resource under its own type only. */
+const REVISION_INDEX_VERSION = 3;
 /**
  * Above this many candidates, a default-order listing first tries walking
  * every resource in revision_start order (matches may be dense), then
@@ -195,17 +198,27 @@ const SORT_CANDIDATES_MAX = 5_000;
 /** Resources a default-order walk of every resource reads before turning to the plan's candidates. */
 const WALK_BUDGET = 1_000;
 
+/**
+ * The least `revision_start` of the candidates of a plan made of
+ * `revision_start` ranges (they hold every match): where a default-order
+ * walk may start.
+ */
+function revisionStartFloor(plan: Plan | undefined): number | undefined {
+  if (plan === undefined || plan.accesses.length === 0) return undefined;
+  let floor = Number.POSITIVE_INFINITY;
+  for (const a of plan.accesses) {
+    if (a.kind !== 'range' || a.range.field !== 'revision_start' || a.range.nulls || typeof a.range.lo !== 'number') return undefined;
+    floor = Math.min(floor, a.range.lo);
+  }
+  return floor;
+}
+
 /** A revision as one string: the id for the current one, else `id@revision`. */
 const targetKey = (id: string, revision: number): string => (revision === -1 ? id : `${id}@${revision}`);
 
 function splitTarget(at: string): [id: string, revision: number] {
   const i = at.lastIndexOf('@');
   return i === -1 ? [at, -1] : [at.slice(0, i), Number(at.slice(i + 1))];
-}
-
-/** The types a resource is filed under in resources_by_revision_start: its own, and `generic` (which sees every resource). */
-export function indexedTypes(type: string): string[] {
-  return type === 'generic' ? ['generic'] : [type, 'generic'];
 }
 
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
@@ -248,16 +261,13 @@ export class ResourceIndex {
     /** Told the advance of index builds. */
     progress: Progress = silentProgress,
   ) {
+    this.starts = new RevisionStartIndex(storage);
     if (storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
-      // A data directory from before the index: build it once.
+      // A data directory from before the index, or of its older layout: build it once.
       const task = progress.task('building resources_by_revision_start', entryCount(storage.resources));
       try {
         storage.root.transactionSync(() => {
-          for (const key of [...storage.resourcesByRevisionStart.getKeys()]) void storage.resourcesByRevisionStart.remove(key);
-          for (const { value } of storage.resources.getRange()) {
-            this.indexRevisionStart(value as ResourceRecord, true);
-            task.advance();
-          }
+          this.starts.rebuild(() => task.advance());
           void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
         });
       } finally {
@@ -268,24 +278,16 @@ export class ResourceIndex {
     this.values.ensureBuilt((type) => this.attributeNames(type), progress);
   }
 
+  private readonly starts: RevisionStartIndex;
   private readonly values: ResourceValueIndex;
 
   private attributeNames(type: string): string[] {
     return this.findType(type)?.attributes.map((a) => a.name) ?? [];
   }
 
-  /** Adds (or removes) a current resource's resources_by_revision_start entries. */
-  private indexRevisionStart(r: ResourceRecord, add: boolean): void {
-    const byRev = this.storage.resourcesByRevisionStart;
-    for (const type of indexedTypes(r.type)) {
-      const revKey: [string, number, string] = [type, r.revisionStart, r.id];
-      void (add ? byRev.put(revKey, true) : byRev.remove(revKey));
-    }
-  }
-
   /** Adds (or removes) every index entry of a current resource (`attributes`: its type's, when the caller has them). */
   private indexCurrent(r: ResourceRecord, add: boolean, attributes: readonly string[] = this.attributeNames(r.type)): void {
-    this.indexRevisionStart(r, add);
+    this.starts.write(r, add);
     this.values.indexCurrent(r, attributes, add);
   }
 
@@ -341,9 +343,7 @@ export class ResourceIndex {
       if (!['active', 'deletion_error', 'creation_error', 'updating_error'].includes(rt.state)) {
         throw new UnexpectedResourceTypeState(name, 'active/deletion_error/creation_error/updating_error', rt.state);
       }
-      for (const _ of this.storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'], limit: 1 })) {
-        throw new ResourceTypeInUse(name);
-      }
+      if (this.starts.has(name)) throw new ResourceTypeInUse(name);
       this.values.dropType(name);
       void this.storage.resourceTypes.remove(name);
     });
@@ -366,8 +366,7 @@ export class ResourceIndex {
         for (const n of remove) this.values.indexAttribute(r, n, r.attrs[n] ?? null, false);
         for (const a of add) this.values.indexAttribute(r, a.def.name, a.fill, true);
       };
-      for (const key of storage.resourcesByType.getKeys({ start: [name], end: [name, '\uffff'] })) {
-        const id = key[1];
+      for (const id of [...this.starts.ids(name)]) {
         const r = storage.resources.get(id) as ResourceRecord;
         void storage.resources.put(id, patch(r));
         reindex(current(r));
@@ -473,7 +472,6 @@ export class ResourceIndex {
     const r = newResourceRecord(type, input);
     if (storage.resources.doesExist(input.id)) throw new ResourceAlreadyExists(input.id);
     void storage.resources.put(r.id, r);
-    void storage.resourcesByType.put([type, r.id], true);
     this.indexCurrent(r, true, attributes);
     if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
     return r;
@@ -535,7 +533,6 @@ export class ResourceIndex {
           this.values.indexRevision(value as Revision, attributes, false);
           void storage.resourceHistory.remove(key);
         }
-        void storage.resourcesByType.remove([r.type, id]);
         this.indexCurrent(r, false);
         void storage.resources.remove(id);
         count++;
@@ -574,15 +571,10 @@ export class ResourceIndex {
    * `until()` (the last `revision_start` a full page still takes).
    */
   private *byRevisionStart(type: string, from: number | undefined, until: () => number | undefined): Generator<Revision> {
-    const { storage } = this;
-    const keys = storage.resourcesByRevisionStart.getKeys({
-      start: from === undefined ? [type] : [type, from],
-      end: [type, Number.POSITIVE_INFINITY],
-    });
-    for (const key of keys) {
+    for (const { id, revisionStart } of this.starts.ordered(type, from)) {
       const bound = until();
-      if (bound !== undefined && key[1] > bound) return;
-      const r = storage.resources.get(key[2]) as ResourceRecord | undefined;
+      if (bound !== undefined && revisionStart > bound) return;
+      const r = this.storage.resources.get(id) as ResourceRecord | undefined;
       if (r !== undefined) yield current(r);
     }
   }
@@ -700,9 +692,7 @@ export class ResourceIndex {
       if (history) for (const { value } of storage.resourceHistory.getRange()) yield value as Revision;
       return;
     }
-    for (const key of storage.resourcesByType.getKeys({ start: [type], end: [type, '\uffff'] })) {
-      yield* this.revisionsOf(type, key[1], history);
-    }
+    for (const id of this.starts.ids(type)) yield* this.revisionsOf(type, id, history);
   }
 
   private markerRevision(marker: string, history: boolean): Revision | undefined {
@@ -768,7 +758,9 @@ export class ResourceIndex {
       const budget = plan === undefined ? Number.POSITIVE_INFINITY : WALK_BUDGET;
       let reads = 0;
       let complete = true;
-      for (const r of this.byRevisionStart(type, after?.revisionStart, until)) {
+      const floor = revisionStartFloor(plan);
+      const from = floor === undefined || (after !== undefined && after.revisionStart > floor) ? after?.revisionStart : floor;
+      for (const r of this.byRevisionStart(type, from, until)) {
         if (++reads > budget) {
           complete = false;
           break;

@@ -23,7 +23,7 @@
  * once and deletes them; the tail's chunks go when the tail moves past them.
  */
 import type { Series } from './aggregation.js';
-import type { MetricState, OpenSplit } from './metric-state.js';
+import type { InlineChunk, MetricState, OpenSplit } from './metric-state.js';
 import {
   concatRows,
   copyRawColumn,
@@ -77,6 +77,14 @@ export const CHUNK_BYTES = 1024;
 /** Rows of one chunk at most, whatever their size: bounds a freeze's work. */
 export const MAX_CHUNK_ROWS = 1024;
 
+/**
+ * An open split's only chunk is kept in its state up to this size: a quiet
+ * metric's settled rows (~70 bytes for 30 rows of one method) cost less
+ * there than the key, node and page slot of a record, and an update
+ * rewrites at most this many more bytes.
+ */
+export const INLINE_CHUNK_BYTES = 256;
+
 const TAIL = 0;
 
 function openSplitRange(metricId: string, granularity: number, key: number): SeriesRange {
@@ -96,10 +104,14 @@ export function decodeChunk(chunk: Uint8Array, key: StateChunkKey, ncols: number
   return decodeStoredSplit(chunk, key[2], key[1], ncols, only);
 }
 
-/** An open split's chunks, oldest first, with their keys. */
+/** An open split's chunks, oldest first, with their keys: the inline one as a record would hold it. */
 export function openSplitChunks(snapshot: SeriesSnapshot, metricId: string, granularity: number, open: OpenSplit): { key: StateChunkKey; value: Uint8Array }[] {
-  return open.frozen > 0 ? snapshot.chunks(openSplitRange(metricId, granularity, open.key)) : [];
+  const records = open.frozen > 0 ? snapshot.chunks(openSplitRange(metricId, granularity, open.key)) : [];
+  return open.inline === undefined ? records : [{ key: [metricId, granularity, open.inline.first], value: open.inline.bytes }, ...records];
 }
+
+/** Whether an open split has rows in chunks (records or inline). */
+const hasChunks = (open: OpenSplit): boolean => open.frozen > 0 || open.inline !== undefined;
 
 /** Every row of an open split (only column `only`, when given), frozen chunks first. */
 export function readOpenSplit(snapshot: SeriesSnapshot, metricId: string, granularity: number, open: OpenSplit, only?: number): SplitColumns {
@@ -116,27 +128,51 @@ export function dropOpenSplitChunks(snapshot: SeriesSnapshot, w: RecordWriter, m
 
 /**
  * Freezes `rows` (which follow every frozen row): into the newest chunk
- * while it is small, else into new ones; the new chunk count. Reads the
- * chunks as stored before `w`'s writes: once per split and update.
+ * while it is small, else into new ones; the new chunk count and inline
+ * chunk. Reads the chunks as stored before `w`'s writes: once per split and
+ * update.
  */
-function freezeRows(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): number {
+function freezeRows(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  open: OpenSplit,
+  rows: SplitColumns,
+): { frozen: number; inline: InlineChunk | undefined } {
   const range = openSplitRange(metricId, granularity, open.key);
   let frozen = open.frozen;
   let from = 0;
   let newestKey: StateChunkKey | undefined;
-  if (frozen > 0) for (const key of snapshot.chunkKeys(range)) newestKey = key;
-  const value = newestKey === undefined ? undefined : snapshot.chunk(newestKey);
+  let value: Uint8Array | undefined;
+  if (open.inline !== undefined) {
+    newestKey = [metricId, granularity, open.inline.first];
+    value = open.inline.bytes;
+  } else if (frozen > 0) {
+    for (const key of snapshot.chunkKeys(range)) newestKey = key;
+    value = newestKey === undefined ? undefined : snapshot.chunk(newestKey);
+  }
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
     const newest = decodeChunk(value, newestKey, rows.columns.length);
     from = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
-    if (from > 0) w.put('chunk', newestKey, encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)])));
+    if (from > 0) value = encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)]));
+  }
+  if (open.inline !== undefined) {
+    if (from === rows.timestamps.length && value!.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first: newestKey![2], bytes: value! } };
+    // Grown past the inline size, or followed by another chunk: a record like the others.
+    w.put('chunk', newestKey!, value!);
+    frozen++;
+  } else if (from > 0) {
+    w.put('chunk', newestKey!, value!);
   }
   for (; from < rows.timestamps.length; from += MAX_CHUNK_ROWS, frozen++) {
     const first = rows.timestamps[from]!;
     const to = Math.min(rows.timestamps.length, from + MAX_CHUNK_ROWS);
-    w.put('chunk', [metricId, granularity, first], encodeFrozenRows(first, granularity, sliceSplit(rows, from, to)));
+    const bytes = encodeFrozenRows(first, granularity, sliceSplit(rows, from, to));
+    if (frozen === 0 && to === rows.timestamps.length && bytes.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first, bytes } };
+    w.put('chunk', [metricId, granularity, first], bytes);
   }
-  return frozen;
+  return { frozen, inline: undefined };
 }
 
 /**
@@ -148,8 +184,8 @@ function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, gra
   const n = rawRowCount(open.raw);
   if (n - 1 < Math.max(1, least)) return open;
   const rows = decodeRawSplits([open.raw]);
-  const frozen = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
-  return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen };
+  const { frozen, inline } = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
+  return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen, inline };
 }
 
 function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): OpenSplit {
@@ -166,7 +202,7 @@ export function startOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metric
  * stored before `w`'s writes: call it once per split and update.
  */
 export function extendOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
-  if (open.frozen === 0 || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
+  if (!hasChunks(open) || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
     return storeOpen(snapshot, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) });
   }
   const whole = mergeSplits(readOpenSplit(snapshot, metricId, granularity, open), rows);

@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type RangeOptions, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import type { MetricRecord } from './index.js';
 import { fieldsEncoder } from './record-codec.js';
@@ -33,9 +33,21 @@ import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uu
  * those of metric and resource records and of metrics_by_resource's values
  * too (record-codec.ts, uuid-keys.ts idValues): the upgrade from 5 rewrites
  * those databases' keys; values holding text UUIDs still read.
+ * Version 7 keeps each resource once in resources_by_revision_start (under
+ * its own type, not also under `generic`), which replaces
+ * resources_by_type, and no longer files current revisions by
+ * revision_start and revision_end in resource_values: the upgrade from 6
+ * drops resources_by_type and the two indexes are rebuilt on open
+ * (engine/resources.ts, engine/resource-value-index.ts). Its metric and
+ * resource records leave out their id, which their key holds
+ * (record-codec.ts); records with it still read. Its metric states
+ * (version 4, engine/metric-state.ts) may hold an open split's only chunk
+ * inline (engine/state-chunks.ts); those of version 3 still read. A release
+ * of format 6 would miss resources in that index and those values, and
+ * could not read such states.
  */
-export const FORMAT_VERSION = 6;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5];
+export const FORMAT_VERSION = 7;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -51,14 +63,12 @@ export const ID_KEYED_DBS: Readonly<Record<string, KeyEncoder>> = {
   state_chunks: idFirstKeys,
   resources: idKeys,
   resource_history: idFirstKeys,
-  resources_by_type: idLastKeys('s'),
   resources_by_revision_start: idLastKeys('sn'),
   metrics_by_resource: idFirstKeys,
 };
 
 export type IncomingKey = [metricId: string, seq: number];
 export type ResourceHistoryKey = [resourceId: string, revision: number];
-export type ResourceByTypeKey = [type: string, resourceId: string];
 export type ResourceByRevisionStartKey = [type: string, revisionStart: number, resourceId: string];
 export type MetricByResourceKey = [resourceId: string, metricName: string];
 
@@ -84,12 +94,11 @@ export interface Storage {
   readonly resources: Database<unknown, string>;
   /** Past revisions, by (resource UUID, revision number). */
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
-  /** Index: resources of each type. Value unused. */
-  readonly resourcesByType: Database<unknown, ResourceByTypeKey>;
   /**
    * Index: current resources of each type in `revision_start` order (the
-   * default sort), every resource also under `generic`. Value unused. Built
-   * from `resources` when missing (meta `resourcesByRevisionStart`).
+   * default sort), each under its own type. Value unused. Built from
+   * `resources` when missing (meta `resourcesByRevisionStart`,
+   * engine/revision-start-index.ts).
    */
   readonly resourcesByRevisionStart: Database<unknown, ResourceByRevisionStartKey>;
   /**
@@ -146,10 +155,34 @@ const VALUE_INDEX = {
 const withEncoder = (encoder: object) => ({ encoder });
 /** Options of a database of ID_KEYED_DBS: its name and key encoder. */
 export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
-const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId']);
+const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
-const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id']);
+const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id');
 const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id']);
+
+/** A record read back with its id, which the key holds and the stored bytes leave out (record-codec.ts keyField). */
+function withId(value: unknown, id: string): unknown {
+  if (value !== null && typeof value === 'object') (value as { id?: string }).id = id;
+  return value;
+}
+
+/**
+ * The records of `db` (keyed by their id, stored without it) read back with
+ * their id: `get` and `getRange`, the reads the engine makes of them; the
+ * rest is the database's own.
+ */
+function keyedRecords(db: Database<unknown, string>): Database<unknown, string> {
+  const get = (id: string, options?: unknown) => withId((db.get as (k: string, o?: unknown) => unknown)(id, options), id);
+  const getRange = (options?: RangeOptions) => db.getRange(options).map(({ key, value, version }) => ({ key, value: withId(value, key), version }));
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'get') return get;
+      if (property === 'getRange') return getRange;
+      const member: unknown = Reflect.get(target, property, target);
+      return typeof member === 'function' ? member.bind(target) : member;
+    },
+  });
+}
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
 
@@ -171,16 +204,15 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
     policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
-    metrics: root.openDB({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }),
+    metrics: keyedRecords(root.openDB({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
     incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
     states: root.openDB({ ...idKeyed('metric_state'), encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
     stateChunks: root.openDB({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: root.openDB({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) }),
+    resources: keyedRecords(root.openDB({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
     resourceHistory: root.openDB({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
-    resourcesByType: root.openDB({ ...idKeyed('resources_by_type'), encoding: 'msgpack' }),
     resourcesByRevisionStart: root.openDB({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
     resourceHistoryValues: root.openDB({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),

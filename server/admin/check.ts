@@ -26,7 +26,7 @@ export const check: AdminCommand = {
     '  - every metric state decodes, agrees with its open-split and tail chunks and with its oldest',
     '    sealed split, and every chunk belongs to a state;',
     '  - every metric\'s archive policy exists; every resource\'s type exists;',
-    '  - resources_by_type, resources_by_revision_start, resource_values, resource_history_values',
+    '  - resources_by_revision_start, resource_values, resource_history_values',
     '    and metrics_by_resource hold exactly the entries rebuilt from resources, their history and metrics.',
     '',
     'Exit status: 0 clean (a summary is printed), 1 faults (one line each: FAULT kind database key: reason),',

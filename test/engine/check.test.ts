@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStorage, type Fault } from '../../engine/check.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
+import { decodeMetricState, encodeMetricState, type MetricState } from '../../engine/metric-state.js';
 import type { Progress } from '../../engine/progress.js';
 import { entryBytes, type IndexTarget, type StoredValue } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
@@ -72,6 +73,15 @@ function valueEntry(s: Storage, field: string, value: StoredValue, target: Index
   return entryBytes(names.typeCode('host')!, names.fieldCode(field)!, value, target);
 }
 
+/** Rewrites the standalone metric's state: `change` gets the 1 s open split's chunk keys. */
+function changeState(s: Storage, change: (state: MetricState, chunkKeys: [string, number, number][]) => void): void {
+  const state = decodeMetricState(Buffer.from(s.states.get(STANDALONE)!));
+  change(state, [...s.stateChunks.getKeys({ start: [STANDALONE, S, 0], end: [STANDALONE, 2 * S, 0] })]);
+  s.states.putSync(STANDALONE, encodeMetricState(state, 2));
+}
+
+const fineOpen = (state: MetricState) => state.granularities.find((g) => g.granularity === S)!.open!;
+
 describe('checkStorage', () => {
   it('finds no fault in what the engine wrote, having read every kind of record', () => {
     const report = checkStorage(engine.storage);
@@ -121,6 +131,25 @@ describe('checkStorage', () => {
         s.stateChunks.putSync([key[0], key[1], key[2] + S], bytes);
       },
       expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/row 1024 at \d+ does not follow row 1023/) },
+    },
+    {
+      damage: 'an inline chunk beside chunk records',
+      change: (s) =>
+        changeState(s, (state, [key]) => {
+          fineOpen(state).inline = { first: key![2], bytes: Buffer.from(s.stateChunks.get(key!)!) };
+        }),
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/an inline chunk and 2 chunk records/) },
+    },
+    {
+      damage: 'a flipped byte in an inline chunk',
+      change: (s) =>
+        changeState(s, (state, keys) => {
+          const bytes = Buffer.from(s.stateChunks.get(keys[0]!)!);
+          bytes[bytes.length - 3]! ^= 0x40;
+          for (const key of keys) s.stateChunks.removeSync(key);
+          Object.assign(fineOpen(state), { frozen: 0, inline: { first: keys[0]![2], bytes } });
+        }),
+      expected: { kind: 'state-corrupt', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/inline chunk: .*checksum/) },
     },
     {
       damage: 'a tail chunk the state does not count',

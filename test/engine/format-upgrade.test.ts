@@ -1,17 +1,24 @@
 // Format 6 keys: metric and resource UUIDs as 16 bytes (engine/uuid-keys.ts),
-// the order of keys and of range bounds kept; and the upgrade that rewrites
-// a format 5 directory's keys when it is opened, answers unchanged.
+// the order of keys and of range bounds kept; the upgrade that rewrites a
+// format 5 directory's keys when it is opened, answers unchanged; and the
+// upgrade of a directory written by a format 6 release (fixtures/format-6),
+// its resource indexes rebuilt in format 7's layout, answers unchanged.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { keyValueToBuffer } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkStorage } from '../../engine/check.js';
 import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts } from '../../engine/resources.js';
-import { FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
+import { entryCount } from '../../engine/db-stats.js';
+import { decodeKey } from '../../engine/resource-index-keys.js';
+import { IndexNames } from '../../engine/resource-index-names.js';
+import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
+import { validateResourceQuery } from '../../formats/resource-query.js';
 import { idFirstKeys, idKeys, idLastKeys, idValues, StorageKeyTooLong, type KeyEncoder } from '../../engine/uuid-keys.js';
 
 const S = 1_000_000;
@@ -128,8 +135,8 @@ describe('opening a format 5 directory', () => {
     const metricIds = [...engine.storage.metricsByResource.getRange()].map(({ value }) => value);
     const loose = await engine.index.createMetric({ id: 'not-a-uuid', name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
     metricIds.push(loose.id);
-    // 40 points: the open split has chunks as well as inline rows.
-    const points = { timestamps: Float64Array.from({ length: 40 }, (_, i) => T0 + i * S), values: Float64Array.from({ length: 40 }, (_, i) => i / 4) };
+    // 400 irregular points: the open split has chunk records (past INLINE_CHUNK_BYTES) as well as inline rows.
+    const points = { timestamps: Float64Array.from({ length: 400 }, (_, i) => T0 + i * S), values: Float64Array.from({ length: 400 }, (_, i) => Math.round(Math.sin(i) * 1e4) / 100) };
     await engine.addMeasures(new Map(metricIds.map((id) => [id, points])));
     await engine.processor.refresh(metricIds);
     expect(engine.storage.stateChunks.getCount()).toBeGreaterThan(0);
@@ -144,6 +151,72 @@ describe('opening a format 5 directory', () => {
     expect(await answers(upgraded, metricIds)).toEqual(before);
     expect(stateKeyLengths(upgraded.storage)).toEqual([10, 17, 17, 17]);
     await upgraded.close();
+    const readOnly = openStorage(dataDir, { readOnly: true });
+    expect(checkStorage(readOnly).faults).toEqual([]);
+    await readOnly.close();
+  });
+});
+
+describe('opening a directory written by a format 6 release', () => {
+  const fixtures = join(import.meta.dirname, 'fixtures', 'format-6');
+  const fixture = (name: string): unknown => JSON.parse(readFileSync(join(fixtures, name), 'utf8'));
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  function unpack(): string {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-format-6-'));
+    dirs.push(dataDir);
+    mkdirSync(dbPath(dataDir));
+    writeFileSync(join(dbPath(dataDir), 'data.mdb'), gunzipSync(readFileSync(join(fixtures, 'format-6.mdb.gz'))));
+    return dataDir;
+  }
+
+  const dbNames = (storage: Storage) => [...storage.root.getKeys()].map(String);
+
+  /** make.mjs' answers: the pages of searches.json's searches, and each metric's means. */
+  async function answers(engine: Engine): Promise<unknown> {
+    const resources = (engine.index as LmdbIndexStore).resources;
+    type Search = { type: string; filter?: unknown; history: boolean; sort?: string[] };
+    const searches = (fixture('searches.json') as Search[]).map(({ type, filter, history, sort }) =>
+      resources
+        .list(type, {
+          filter: filter === undefined ? undefined : validateResourceQuery(filter, { resourceId: (v) => v }),
+          history,
+          sorts: parseResourceSorts(sort ?? DEFAULT_RESOURCE_SORT, resources.getType(type), history),
+          limit: 100,
+        })
+        .map((r) => `${r.id}@${r.revision}`),
+    );
+    const measures: Record<string, unknown> = {};
+    for (const id of [...engine.storage.metricsByResource.getRange()].map(({ value }) => value).sort()) {
+      const metric = (await engine.index.getMetric(id))!;
+      measures[id] = (await engine.getMeasures(metric, { method: 'mean' })).map((s) => [[...s.timestamps], [...s.values]]);
+    }
+    return { searches, measures };
+  }
+
+  it('drops resources_by_type, files each resource once by revision_start, answers and `check` unchanged', async () => {
+    const dataDir = unpack();
+    const old = openStorage(dataDir, { readOnly: true });
+    expect(old.meta.get('format')).toBe(6);
+    expect(dbNames(old)).toContain('resources_by_type');
+    // Typed resources were also filed under `generic`.
+    expect(entryCount(old.resourcesByRevisionStart)).toBe(16);
+    await old.close();
+
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    await engine.processor.stop();
+    const { storage } = engine;
+    expect(storage.meta.get('format')).toBe(FORMAT_VERSION);
+    expect(dbNames(storage)).not.toContain('resources_by_type');
+    expect(entryCount(storage.resourcesByRevisionStart)).toBe(entryCount(storage.resources));
+    const names = new IndexNames(storage.meta).refresh();
+    const currentFields = new Set([...storage.resourceValues.getKeys()].map((k) => names.fieldName(decodeKey(k).fieldCode)));
+    expect([currentFields.has('revision_start'), currentFields.has('revision_end'), currentFields.has('started_at')]).toEqual([false, false, true]);
+    expect(await answers(engine)).toEqual(fixture('answers.json'));
+    await engine.close();
     const readOnly = openStorage(dataDir, { readOnly: true });
     expect(checkStorage(readOnly).faults).toEqual([]);
     await readOnly.close();

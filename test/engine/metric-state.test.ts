@@ -1,17 +1,18 @@
-// Metric states round-trip, and states written by format 2 (no frozen-chunk
-// count in the granularity headers) still read, as states with no chunks.
+// Metric states round-trip, with or without an inline chunk, and states
+// written by format 2 (no frozen-chunk count in the granularity headers) and
+// by formats 3 to 6 (no inline chunk) still read.
 import { describe, expect, it } from 'vitest';
-import { decodeMetricState, encodeMetricState, type MetricState } from '../../engine/metric-state.js';
+import { decodeMetricState, encodeMetricState, type InlineChunk, type MetricState } from '../../engine/metric-state.js';
 import { encodeRawSplit } from '../../engine/split.js';
 
 const G = 1_000_000;
 
-function state(frozen: number, tailFrozen = 0): MetricState {
+function state(frozen: number, tailFrozen = 0, inline?: InlineChunk): MetricState {
   const raw = encodeRawSplit({ timestamps: Float64Array.of(0, G), columns: [Float64Array.of(1, 2)], present: [null] });
   return {
     tail: { timestamps: Float64Array.of(0, G), values: Float64Array.of(1, 2) },
     granularities: [
-      { granularity: G, open: { key: 0, raw, frozen }, oldestSealedKey: null },
+      { granularity: G, open: { key: 0, raw, frozen, inline }, oldestSealedKey: null },
       { granularity: 60 * G, open: null, oldestSealedKey: -3600 * 60 * G },
     ],
     lastSeq: 7,
@@ -19,14 +20,30 @@ function state(frozen: number, tailFrozen = 0): MetricState {
   };
 }
 
-/** The same state as format 2 wrote it: version byte 2, no tail chunk count, 28-byte granularity headers. */
-function asVersion2(bytes: Buffer): Buffer {
-  let offset = 20 + 16 * bytes.readUInt32LE(4);
-  const parts: Buffer[] = [Buffer.from([2]), bytes.subarray(1, 16), bytes.subarray(20, offset)];
-  for (let i = 0; i < bytes[1]!; i++) {
-    const length = bytes.readUInt32LE(offset + 24);
-    parts.push(bytes.subarray(offset, offset + 28), bytes.subarray(offset + 32, offset + 32 + length));
-    offset += 32 + length;
+/**
+ * A state (without inline chunks) as an older format wrote it, fixed
+ * headers: 3, a 20-byte header (version, granularity count, column count,
+ * 0, tail points, lastSeq, tail chunks) and 32-byte granularity headers
+ * (granularity, open key or NaN, oldest sealed key or NaN, raw length,
+ * chunks); 2, a 16-byte header and 28-byte granularity headers, without the
+ * chunk counts.
+ */
+function asVersion(version: 2 | 3, st: MetricState, columns: number): Buffer {
+  const n = st.tail.timestamps.length;
+  const head = Buffer.alloc(version === 2 ? 16 : 20);
+  head.set([version, st.granularities.length, columns, 0]);
+  head.writeUInt32LE(n, 4);
+  head.writeDoubleLE(st.lastSeq, 8);
+  if (version === 3) head.writeUInt32LE(st.tailFrozen, 16);
+  const parts = [head, Buffer.from(st.tail.timestamps.buffer), Buffer.from(st.tail.values.buffer)];
+  for (const g of st.granularities) {
+    const h = Buffer.alloc(version === 2 ? 28 : 32);
+    h.writeDoubleLE(g.granularity, 0);
+    h.writeDoubleLE(g.open?.key ?? Number.NaN, 8);
+    h.writeDoubleLE(g.oldestSealedKey ?? Number.NaN, 16);
+    h.writeUInt32LE(g.open?.raw.length ?? 0, 24);
+    if (version === 3) h.writeUInt32LE(g.open?.frozen ?? 0, 28);
+    parts.push(h, Buffer.from(g.open?.raw ?? []));
   }
   return Buffer.concat(parts);
 }
@@ -42,7 +59,24 @@ describe('metric state', () => {
     expect(plain(decodeMetricState(encodeMetricState(state(frozen, tailFrozen), 1)))).toEqual(plain(state(frozen, tailFrozen)));
   });
 
+  it('round-trips with an inline chunk', () => {
+    const inline = { first: 5 * G, bytes: Buffer.of(9, 8, 7) };
+    const bytes = encodeMetricState(state(0, 2, inline), 1);
+    // Its bytes, length (1 byte) and first timestamp.
+    expect(bytes.length).toBe(encodeMetricState(state(0, 2), 1).length + 3 + 1 + 8);
+    expect(plain(decodeMetricState(bytes))).toEqual(plain(state(0, 2, inline)));
+  });
+
   it('reads a format 2 state as one with no frozen chunks', () => {
-    expect(plain(decodeMetricState(asVersion2(encodeMetricState(state(0), 1))))).toEqual(plain(state(0)));
+    expect(plain(decodeMetricState(asVersion(2, state(0), 1)))).toEqual(plain(state(0)));
+  });
+
+  it('reads a format 3 to 6 state as one without inline chunks', () => {
+    expect(plain(decodeMetricState(asVersion(3, state(3, 1), 1)))).toEqual(plain(state(3, 1)));
+  });
+
+  it('takes fewer bytes than format 3 to 6 took for the same state', () => {
+    // Headers: 14 + 19 (an open split, no sealed one) + 17 (a sealed split, no open one) where format 3 took 20 + 2 x 32.
+    expect(asVersion(3, state(3, 1), 1).length - encodeMetricState(state(3, 1), 1).length).toBe(84 - 50);
   });
 });

@@ -1,7 +1,9 @@
 // Index records stored as arrays of their fields: they read back whole
 // (properties beyond the named fields included), smaller than the maps of
 // format 4, whose records still read as they were stored; UUID fields as
-// 16 bytes, text UUIDs of format 5 still read.
+// 16 bytes, text UUIDs of format 5 still read; a record keyed by its id
+// stored without it, read back with it from the key, records of format 6
+// (with it) still read.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +63,39 @@ describe('index records as arrays of their fields', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('a record keyed by its id', () => {
+    const keyed = fieldsEncoder<Record<string, unknown>>(Object.keys(METRIC), ['id', 'resourceId'], 'id');
+    const uuids = fieldsEncoder<Record<string, unknown>>(Object.keys(METRIC), ['id', 'resourceId']);
+
+    it('is stored without it, which decodes as undefined in its place', () => {
+      const bytes = keyed.encode(METRIC);
+      // Its 16 bytes and msgpack header, for the marker byte.
+      expect(uuids.encode(METRIC).length - bytes.length).toBe(18 - 1);
+      const record = keyed.decode(Buffer.concat([bytes, Buffer.from('tail')]), bytes.length);
+      expect(Object.keys(record)).toEqual(Object.keys(METRIC));
+      expect(record).toEqual({ ...METRIC, id: undefined });
+    });
+
+    it('reads a record stored with it (format 6) as it was stored', () => {
+      expect(keyed.decode(uuids.encode(METRIC))).toEqual(METRIC);
+    });
+
+    it('reads back with its id from the key through the storage, in listings too', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gnocchi-records-'));
+      try {
+        const storage = openStorage(dir);
+        await storage.metrics.put(ID, METRIC);
+        await storage.resources.put('not-a-uuid', { ...RESOURCE, id: 'not-a-uuid' });
+        expect(storage.metrics.get(ID)).toEqual(METRIC);
+        expect([...storage.resources.getRange()]).toEqual([{ key: 'not-a-uuid', value: { ...RESOURCE, id: 'not-a-uuid' }, version: undefined }]);
+        expect(storage.metrics.getBinary(ID)![0], 'stored without it').toBe(0xc1);
+        await storage.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   describe('UUID fields', () => {

@@ -142,6 +142,35 @@ describe('default-order listing through resources_by_revision_start', () => {
     expect(pages('box', filter, 3)).toEqual(all);
   });
 
+  it('walks revision_start ranges wider than the candidates it sorts from their least bound, generic merging the types', async () => {
+    const rt = await populate();
+    const { storage } = engine;
+    storage.root.transactionSync(() => {
+      for (let i = 100; i < 6100; i++) {
+        void lmdb().create(i % 3 === 0 ? 'generic' : rt.name, {
+          id: id(i), originalResourceId: `r${i}`, creator: 'u:p', userId: null, projectId: null,
+          startedAt: 0, endedAt: null, attrs: i % 3 === 0 ? {} : { flavor: 'c' },
+        });
+      }
+    });
+    const starts = [...storage.resources.getRange()].map(({ value }) => (value as Revision).revisionStart).sort((a, b) => a - b);
+    const at = (n: number) => new Date(starts[n]! / 1000).toISOString();
+    const cases: [type: string, raw: unknown, keep: (r: Revision) => boolean][] = [
+      ['generic', { '>=': { revision_start: at(200) } }, (r) => r.revisionStart >= Math.floor(starts[200]! / 1000) * 1000],
+      ['box', { '>': { revision_start: at(100) } }, (r) => r.revisionStart > Math.floor(starts[100]! / 1000) * 1000],
+      ['generic', { or: [{ '>=': { revision_start: at(5000) } }, { '>=': { revision_start: at(300) } }] }, (r) => r.revisionStart >= Math.floor(starts[300]! / 1000) * 1000],
+    ];
+    for (const [type, raw, keep] of cases) {
+      const all = [...storage.resources.getRange()]
+        .map(({ value }) => ({ ...(value as Revision), revision: -1, revisionEnd: null }))
+        .filter((r) => (type === 'generic' || r.type === type) && keep(r))
+        .sort((a, b) => a.revisionStart - b.revisionStart || a.startedAt - b.startedAt || (a.id < b.id ? -1 : 1))
+        .map((r) => r.id);
+      expect(all.length).toBeGreaterThan(3000);
+      expect(pages(type, query(raw), 997)).toEqual(all);
+    }
+  });
+
   it('builds the index for a data directory written before it', async () => {
     await populate();
     const before = pages('generic', undefined, 5);

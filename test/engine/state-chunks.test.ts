@@ -5,7 +5,10 @@
 // long) and are gone once the split is sealed (the tail moved on) or the
 // metric is deleted; a later push replacing frozen points is read back as
 // replaced. One update spanning several splits seals all but the
-// newest at once, and drops those the retention already expired.
+// newest at once, and drops those the retention already expired. An open
+// split's only chunk stays in its state while small (a settled quiet
+// metric: one record), and becomes a record once it grows or another
+// follows.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +20,7 @@ import { decodeMetricState } from '../../engine/metric-state.js';
 import { processMetrics } from '../../engine/process-metrics.js';
 import { SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { encodeRawSplit, isRawSplit, rawRowCount } from '../../engine/split.js';
-import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, MAX_CHUNK_ROWS, TAIL_CHUNK_POINTS } from '../../engine/state-chunks.js';
+import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, INLINE_CHUNK_BYTES, MAX_CHUNK_ROWS, TAIL_CHUNK_POINTS } from '../../engine/state-chunks.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -67,9 +70,19 @@ async function readAll(engine: Engine, metric: MetricRecord): Promise<unknown[]>
   return out;
 }
 
-/** Chunks of the 1 s open split, or with granularity 0, of the tail. */
-const chunkCount = (engine: Engine, metric: MetricRecord, granularity = S) =>
+/** The inline chunk of the open split of `granularity`. */
+const inlineChunk = (engine: Engine, metric: MetricRecord, granularity = S) => {
+  const bytes = engine.storage.states.get(metric.id);
+  return bytes === undefined ? undefined : decodeMetricState(bytes).granularities.find((g) => g.granularity === granularity)?.open?.inline;
+};
+
+/** Chunk records of the 1 s open split, or with granularity 0, of the tail. */
+const chunkRecords = (engine: Engine, metric: MetricRecord, granularity = S) =>
   engine.storage.stateChunks.getKeysCount({ start: [metric.id, granularity, -Number.MAX_VALUE], end: [metric.id, granularity, Number.MAX_VALUE] });
+
+/** Chunks of the 1 s open split (records and inline), or with granularity 0, of the tail. */
+const chunkCount = (engine: Engine, metric: MetricRecord, granularity = S) =>
+  chunkRecords(engine, metric, granularity) + (granularity !== 0 && inlineChunk(engine, metric, granularity) !== undefined ? 1 : 0);
 
 /** Seconds 0..n-1 with random values, cut into pushes hour by hour; within an hour shuffled when `shuffle`. */
 function pushes(n: number, rand: () => number, shuffle: boolean): [number, number][][] {
@@ -182,7 +195,13 @@ describe('open splits kept in chunks', () => {
   });
 });
 
-const openSplitChunks = (engine: Engine, metric: MetricRecord) => [...engine.storage.stateChunks.getRange({ start: [metric.id, S, 0], end: [metric.id, S, Number.MAX_VALUE] })];
+const chunkRecordsOf = (engine: Engine, metric: MetricRecord) => [...engine.storage.stateChunks.getRange({ start: [metric.id, S, 0], end: [metric.id, S, Number.MAX_VALUE] })];
+
+/** The 1 s open split's chunks, the inline one first. */
+const openSplitChunks = (engine: Engine, metric: MetricRecord) => {
+  const inline = inlineChunk(engine, metric);
+  return [...(inline === undefined ? [] : [{ key: [metric.id, S, inline.first] as [string, number, number], value: inline.bytes }]), ...chunkRecordsOf(engine, metric)];
+};
 
 const inlineRows = (engine: Engine, metric: MetricRecord) =>
   decodeMetricState(engine.storage.states.get(metric.id)!).granularities.map((g) => (g.open === null ? 0 : rawRowCount(g.open.raw)));
@@ -197,6 +216,7 @@ describe('frozen rows, encoded', () => {
     for (let t = 0; t < 3000; t += 100) await push(engine, metric, seconds(t, t + 100));
     const chunks = openSplitChunks(engine, metric);
     expect(chunks.length).toBeGreaterThan(1);
+    expect(inlineChunk(engine, metric), 'grown out of the state').toBeUndefined();
     for (const { key, value } of chunks) {
       expect(isRawSplit(value)).toBe(false);
       const rows = decodeChunk(value, key, METHODS.length).timestamps.length;
@@ -217,16 +237,18 @@ describe('frozen rows, encoded', () => {
     const engine = await openEngine();
     const legacy = await newMetric(engine);
     const whole = await newMetric(engine);
-    const first = seconds(0, 3 * CHUNK_ROWS);
+    // Rows enough for chunk records (past INLINE_CHUNK_BYTES), as formats before encoded chunks had.
+    const first = seconds(0, 12 * CHUNK_ROWS);
     await push(engine, legacy, first);
     const chunks = openSplitChunks(engine, legacy);
     expect(chunks.length).toBeGreaterThan(0);
+    expect(inlineChunk(engine, legacy)).toBeUndefined();
     for (const { key, value } of chunks) await engine.storage.stateChunks.put(key, encodeRawSplit(decodeChunk(value, key, METHODS.length)));
     expect(openSplitChunks(engine, legacy).every(({ value }) => isRawSplit(value))).toBe(true);
     await push(engine, whole, first);
     expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
     // More rows: frozen into a new, encoded chunk after the raw ones; then a point among the raw rows; then the seal.
-    for (const more of [seconds(3 * CHUNK_ROWS, 6 * CHUNK_ROWS), [[7, 12.5]] as [number, number][], seconds(6 * CHUNK_ROWS, 3601)]) {
+    for (const more of [seconds(12 * CHUNK_ROWS, 15 * CHUNK_ROWS), [[7, 12.5]] as [number, number][], seconds(15 * CHUNK_ROWS, 3601)]) {
       await push(engine, legacy, more);
       await push(engine, whole, more);
       expect(await readAll(engine, legacy)).toEqual(await readAll(engine, whole));
@@ -249,7 +271,10 @@ describe('frozen rows, encoded', () => {
     expect(engine.storage.states.get(metric.id)).toEqual(state);
     expect(await settle(loose)).toEqual([expect.objectContaining({ looseRows: 0 })]);
     expect(inlineRows(engine, metric)).toEqual([1, 1, 1]);
+    // A quiet metric's frozen rows: in its state, no record of their own.
     expect(openSplitChunks(engine, metric)).toHaveLength(1);
+    expect(chunkRecordsOf(engine, metric)).toEqual([]);
+    expect(inlineChunk(engine, metric)!.bytes.length).toBeLessThanOrEqual(INLINE_CHUNK_BYTES);
     engine.readCache.invalidate([metric.id]);
     expect(await readAll(engine, metric)).toEqual(before);
     await engine.close();

@@ -1,0 +1,117 @@
+/**
+ * resources_by_revision_start: every current resource once, under its own
+ * type, keyed [type, revision_start, id]. It is the index of the resources
+ * of a type (listings, type changes and deletions walk it), of their
+ * default order, and of the current revisions' `revision_start` and
+ * `revision_end` (NULL on every current one): resource_values files
+ * neither for current revisions (resource-value-index.ts). `generic`, which
+ * sees every resource, merges the walks of every type.
+ */
+import type { IndexTarget } from './resource-index-keys.js';
+import type { ResourceRecord } from './resource-search.js';
+import type { Storage } from './storage.js';
+
+type Key = [type: string, revisionStart: number, id: string];
+/** Above any id: ordered-binary text of U+FFFF sorts after a UUID's tag and any printable id. */
+const TOP_ID = '\uffff';
+/** Below this cap, counting steps through keys instead of counting natively (which cannot stop early). */
+const SMALL_COUNT = 1_000;
+
+/** `revision_start` between `lo` and `hi` (inclusive; absent means unbounded). */
+export interface StartRange {
+  readonly lo?: number | undefined;
+  readonly hi?: number | undefined;
+}
+
+export class RevisionStartIndex {
+  constructor(private readonly storage: Storage) {}
+
+  /** Adds (or removes) a current resource's entry; inside a write transaction. */
+  write(r: ResourceRecord, add: boolean): void {
+    const key: Key = [r.type, r.revisionStart, r.id];
+    void (add ? this.storage.resourcesByRevisionStart.put(key, true) : this.storage.resourcesByRevisionStart.remove(key));
+  }
+
+  /** Removes every entry and files each current resource again; inside a write transaction. */
+  rebuild(advance: () => void): void {
+    const db = this.storage.resourcesByRevisionStart;
+    for (const key of [...db.getKeys()]) void db.remove(key);
+    for (const { value } of this.storage.resources.getRange()) {
+      this.write(value as ResourceRecord, true);
+      advance();
+    }
+  }
+
+  /** The types whose resources `type` sees: every one for `generic`. */
+  typesOf(type: string): string[] {
+    if (type !== 'generic') return [type];
+    return ['generic', ...[...this.storage.resourceTypes.getKeys()].map(String)];
+  }
+
+  private keys(type: string, range: StartRange, limit?: number): Iterable<Key> {
+    return this.storage.resourcesByRevisionStart.getKeys({
+      start: range.lo === undefined ? [type] : [type, range.lo],
+      end: range.hi === undefined ? [type, Number.POSITIVE_INFINITY] : [type, range.hi, TOP_ID],
+      ...(limit === undefined ? {} : { limit }),
+    }) as Iterable<Key>;
+  }
+
+  /** Whether any resource is of `type` (its own, `generic` not seeing the others). */
+  has(type: string): boolean {
+    for (const _ of this.keys(type, {}, 1)) return true;
+    return false;
+  }
+
+  /** Ids of the resources of `type` (its own), in `revision_start` order. */
+  *ids(type: string): Generator<string> {
+    for (const key of this.keys(type, {})) yield key[2];
+  }
+
+  /** How many resources `type` sees in `range`; past `cap` it may stop and answer cap + 1. */
+  count(type: string, range: StartRange, cap: number): number {
+    let n = 0;
+    for (const t of this.typesOf(type)) {
+      if (n > cap) break;
+      if (cap - n < SMALL_COUNT) {
+        for (const _ of this.keys(t, range, cap - n + 1)) n++;
+      } else {
+        n += this.storage.resourcesByRevisionStart.getCount({
+          start: range.lo === undefined ? [t] : [t, range.lo],
+          end: range.hi === undefined ? [t, Number.POSITIVE_INFINITY] : [t, range.hi, TOP_ID],
+        });
+      }
+    }
+    return n;
+  }
+
+  /** The current revisions `type` sees in `range`, type by type. */
+  *targets(type: string, range: StartRange): Generator<IndexTarget> {
+    for (const t of this.typesOf(type)) {
+      for (const key of this.keys(t, range)) yield { id: key[2], revision: -1, revisionStart: key[1] };
+    }
+  }
+
+  /**
+   * The resources `type` sees in ascending `revision_start` (ties by type,
+   * then id) from `from` on: for `generic`, the walks of every type merged.
+   */
+  *ordered(type: string, from: number | undefined): Generator<{ id: string; revisionStart: number }> {
+    const range: StartRange = from === undefined ? {} : { lo: from };
+    const heads: { key: Key; rest: Iterator<Key> }[] = [];
+    for (const t of this.typesOf(type)) {
+      const rest = this.keys(t, range)[Symbol.iterator]();
+      const first = rest.next();
+      if (first.done !== true) heads.push({ key: first.value, rest });
+    }
+    while (heads.length > 0) {
+      // A handful of types: a linear pick beats a heap.
+      let at = 0;
+      for (let i = 1; i < heads.length; i++) if (heads[i]!.key[1] < heads[at]!.key[1]) at = i;
+      const head = heads[at]!;
+      yield { id: head.key[2], revisionStart: head.key[1] };
+      const next = head.rest.next();
+      if (next.done === true) heads.splice(at, 1);
+      else head.key = next.value;
+    }
+  }
+}
