@@ -126,6 +126,13 @@ export interface BatchPoints {
   values: Float64Array;
 }
 
+/** A copy of `a` twice as long. */
+function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(2 * a.length);
+  next.set(a);
+  return next;
+}
+
 /** Points as they come: the metric of each, its timestamp and value. */
 interface Scratch {
   owners: Int32Array;
@@ -162,10 +169,13 @@ function scratch(capacity: number): Scratch {
 export class CollectorBatch {
   readonly resources: ResourceSlot[] = [];
   readonly metrics: MetricSlot[] = [];
-  /** The batch index of each metric's resource. */
-  private readonly resourceOf: number[] = [];
-  /** Per metric, where its points start (points before were replaced). */
-  private readonly from: number[] = [];
+  /**
+   * The batch index of each metric's resource, and where its points start
+   * (points before were replaced); typed arrays, which the garbage
+   * collector never looks into, grown by doubling.
+   */
+  private resourceOf = new Int32Array(64);
+  private from = new Int32Array(64);
   private readonly stamp = ++lastStamp;
   private points: Scratch;
   private n = 0;
@@ -187,11 +197,16 @@ export class CollectorBatch {
   /** The index of a metric in this batch (its resource counted too). */
   metric(slot: MetricSlot): number {
     if (slot.stamp !== this.stamp) {
+      const m = this.metrics.length;
+      if (m === this.from.length) {
+        this.from = grownInt32(this.from);
+        this.resourceOf = grownInt32(this.resourceOf);
+      }
       slot.stamp = this.stamp;
-      slot.index = this.metrics.length;
+      slot.index = m;
       this.metrics.push(slot);
-      this.from.push(0);
-      this.resourceOf.push(this.resource(slot.resource));
+      this.from[m] = 0;
+      this.resourceOf[m] = this.resource(slot.resource);
     }
     return slot.index;
   }
@@ -211,12 +226,14 @@ export class CollectorBatch {
 
   /** The metrics of each resource in order of first appearance: resource r has order[start[r]..start[r + 1]). */
   metricsByResource(): ByResource {
+    const n = this.metrics.length;
+    const { resourceOf } = this;
     const start = new Int32Array(this.resources.length + 1);
-    for (const r of this.resourceOf) start[r + 1]!++;
+    for (let m = 0; m < n; m++) start[resourceOf[m]! + 1]!++;
     for (let r = 0; r < this.resources.length; r++) start[r + 1]! += start[r]!;
     const next = start.slice(0, -1);
-    const order = new Int32Array(this.metrics.length);
-    this.resourceOf.forEach((r, m) => (order[next[r]!++] = m));
+    const order = new Int32Array(n);
+    for (let m = 0; m < n; m++) order[next[resourceOf[m]!]!++] = m;
     return { start, order };
   }
 
@@ -335,7 +352,7 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
 function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, series: BatchPoints, refused: Set<number>): { points: IncomingPoints; dropped: number } {
   const n = batch.metrics.length;
   const metricIds = new Array<string>(n);
-  const points: IncomingPoints = { metricIds, start: new Uint32Array(n), count: new Uint32Array(n), timestamps: [], values: [] };
+  const points: IncomingPoints = { metricIds, start: new Uint32Array(n), count: new Uint32Array(n), timestamps: series.timestamps, values: series.values };
   const placed = batch.resources.some((r) => r.shared) ? new Map<string, number>() : undefined;
   let pushed = 0;
   let dropped = 0;
@@ -361,8 +378,6 @@ function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, serie
   metricIds.length = pushed;
   points.start = points.start.subarray(0, pushed);
   points.count = points.count.subarray(0, pushed);
-  points.timestamps = new Array<Float64Array>(pushed).fill(series.timestamps);
-  points.values = new Array<Float64Array>(pushed).fill(series.values);
   return { points, dropped };
 }
 

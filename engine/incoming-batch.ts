@@ -26,15 +26,18 @@ export interface IncomingRef {
 
 /**
  * The points of a push: metric i's are [start[i], start[i] + count[i]) of
- * `timestamps[i]` and `values[i]`, arrays the metrics may share (a
- * collector write's are one pair) or each have (the JSON routes' series).
+ * `timestamps` and `values`, either one pair of columns for every metric
+ * (a collector write's) or a pair per metric (the JSON routes' series).
+ * One pair is given as itself, not as an array repeating it: a push lives
+ * across the append's await, and an array per metric of a 10,000-metric
+ * push is promoted to the old generation.
  */
 export interface IncomingPoints {
   metricIds: string[];
   start: Uint32Array;
   count: Uint32Array;
-  timestamps: Float64Array[];
-  values: Float64Array[];
+  timestamps: Float64Array | Float64Array[];
+  values: Float64Array | Float64Array[];
 }
 
 /**
@@ -74,6 +77,7 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
 export function encodeIncomingPoints(points: IncomingPoints, which?: readonly number[]): { bytes: Buffer; entries: IncomingEntries } {
   const n = which?.length ?? points.metricIds.length;
   const { metricIds, start, count, timestamps, values } = points;
+  const shared = !Array.isArray(timestamps);
   let size = 4;
   for (let k = 0; k < n; k++) {
     const i = which === undefined ? k : which[k]!;
@@ -95,8 +99,8 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
     offset += 1 + idLength;
     const from = start[i]!;
     const to = from + count[i]!;
-    const ts = timestamps[i]!;
-    const vs = values[i]!;
+    const ts = shared ? timestamps : timestamps[i]!;
+    const vs = shared ? (values as Float64Array) : (values as Float64Array[])[i]!;
     view.setUint32(offset, to - from, true);
     offset += 4;
     entries.metricIds[k] = metricId;

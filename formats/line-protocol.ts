@@ -642,21 +642,30 @@ export class LineScanner {
     }
     if (p === end) return false;
     // Unsigned: exact in doubles while below 2^53. Digits go eight at a time
-    // into small integers: one double operation per eight digits.
-    const last = this.nanos ? end - 3 : end;
-    let v = 0;
-    let group = 0;
-    let inGroup = 0;
-    for (let i = p; i < end; i++) {
+    // into small integers: one double operation per eight digits. The
+    // nanoseconds dropped are still checked to be digits.
+    const last = this.nanos ? Math.max(p, end - 3) : end;
+    for (let i = last; i < end; i++) {
       const d = b[i]! - ZERO;
       if (d < 0 || d > 9) return false;
-      if (i >= last) continue;
-      group = group * 10 + d;
-      if (++inGroup === 8) {
-        v = v * 1e8 + group;
-        group = 0;
-        inGroup = 0;
+    }
+    let v = 0;
+    let i = p;
+    for (; i + 8 <= last; i += 8) {
+      let group = 0;
+      for (let k = i; k < i + 8; k++) {
+        const d = b[k]! - ZERO;
+        if (d < 0 || d > 9) return false;
+        group = group * 10 + d;
       }
+      v = v * 1e8 + group;
+    }
+    let group = 0;
+    const inGroup = last - i;
+    for (; i < last; i++) {
+      const d = b[i]! - ZERO;
+      if (d < 0 || d > 9) return false;
+      group = group * 10 + d;
     }
     if (p === start) {
       if (inGroup > 0) v = v * EXACT_POWERS[inGroup]! + group;

@@ -12,6 +12,7 @@ import { errorHandler, HttpError, sendError } from './errors.js';
 import { boolParam, type Query } from './http.js';
 import { negotiationHook } from './negotiation.js';
 import { registerOpenApi } from './openapi.js';
+import { registerRawBody } from './raw-body.js';
 import { installProcessingLog, RequestLog } from './request-log.js';
 import { aggregatesRoutes } from './routes/aggregates.js';
 import { archivePolicyRoutes } from './routes/archive-policy.js';
@@ -68,8 +69,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // Bodies stay raw: each route checks the media type and decodes as
   // Gnocchi does, with its error messages.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  registerRawBody(app);
 
   // From the moment a push's headers are read until it is answered (its
   // resources created, its points appended), the pushes noted after it

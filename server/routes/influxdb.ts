@@ -36,6 +36,7 @@ import { bodyBytes, queryOf, single } from '../http.js';
 import { body, empty, errors, query } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
+import { releaseBody } from '../raw-body.js';
 
 export const INFLUXDB_VERSION = 'Gnocchi 4.4.2';
 export const DEFAULT_TAG_RESOURCE_ID = 'host';
@@ -185,10 +186,11 @@ const metricName = (measurement: string, field: string, suffix: string) => `${me
  * too many spellings).
  */
 function fieldsOf(scan: LineScanner, series: InfluxSeries, scope: CollectorScope<InfluxSeries>, out: InfluxField[]): boolean {
-  const line = ++lastLine;
-  const { body } = scan;
+  const { body, fieldCount } = scan;
+  // A key given twice needs two fields: a collector's line of one is not stamped.
+  const line = fieldCount > 1 ? ++lastLine : 0;
   const { spellings, fields } = series;
-  for (let i = 0; i < scan.fieldCount; i++) {
+  for (let i = 0; i < fieldCount; i++) {
     const start = scan.keyStart[i]!;
     const length = scan.keyEnd[i]! - start;
     // Lines of a series usually give their fields in the same order.
@@ -207,8 +209,10 @@ function fieldsOf(scan: LineScanner, series: InfluxSeries, scope: CollectorScope
       fields.push(field);
     }
     const field = fields[at]!;
-    if (field.line === line) return false;
-    field.line = line;
+    if (line !== 0) {
+      if (field.line === line) return false;
+      field.line = line;
+    }
     out[i] = field;
   }
   return true;
@@ -323,6 +327,9 @@ export async function influxdbRoutes(app: FastifyInstance, ctx: AppContext): Pro
     } catch (err) {
       if (err instanceof LineProtocolError) throw lineError(err.line);
       throw err;
+    } finally {
+      // The batch and the series cache hold copies: nothing reads the body again.
+      releaseBody(request);
     }
     if (batch.resources.length === 0) return reply.code(204).send();
     const rt = await engine.index.getType(db);

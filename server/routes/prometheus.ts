@@ -38,6 +38,7 @@ import { bodyBytes } from '../http.js';
 import { body, empty, errors } from '../openapi-schemas.js';
 import { enforce } from '../policy.js';
 import { creatorTarget } from '../policy-targets.js';
+import { releaseBody } from '../raw-body.js';
 
 export const PROMETHEUS_RESOURCE_TYPE = 'prometheus';
 
@@ -195,7 +196,13 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
     const { series } = collectorState(engine);
     let batch: CollectorBatch;
     try {
-      const inflated = snappyUncompress(bodyBytes(request), config.bodyLimit);
+      let inflated: Uint8Array;
+      try {
+        inflated = snappyUncompress(bodyBytes(request), config.bodyLimit);
+      } finally {
+        // Inflated into a buffer of its own: nothing reads the body again.
+        releaseBody(request);
+      }
       const bytes = Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength);
       batch = groupRemoteWrite(bytes, who.creator, series) ?? groupDecoded(decodeWriteRequest(bytes), who.creator, series);
     } catch (err) {

@@ -219,6 +219,10 @@ describe('LineScanner', () => {
     ['a timestamp past 2^53 microseconds', 'cpu f=1 9007199254740992000'],
     ['a long timestamp', 'cpu f=1 99999999999999999999999999'],
     ['a timestamp with leading zeros', 'cpu f=1 0001700000000000000000'],
+    ...Array.from({ length: 18 }, (_, n): [string, string] => [`a timestamp of ${n + 1} digits`, `cpu f=1 ${'123456789'.repeat(2).slice(0, n + 1)}`]),
+    ['a letter among the nanoseconds a timestamp drops', 'cpu f=1 17000000000000000x0'],
+    ['a letter in the first eight digits of a timestamp', 'cpu f=1 1700000x000000000000'],
+    ['a letter in the last group of a timestamp', 'cpu f=1 1700000000000x000000'],
 
     ...MALFORMED,
   ];

@@ -69,6 +69,18 @@ describe('prometheus remote write', () => {
     expect((await readMeasures(t.app, r.metrics.q)).body).toEqual([['1970-01-01T00:00:01+00:00', 1.0, 9.0]]);
   });
 
+  it("checks every write's labels against the type as it is then", async () => {
+    const up = request(series({ __name__: 'up', job: 'j', instance: 'i' }, [[1000, 1]]));
+    expect((await post(up)).status).toBe(202);
+    expect((await json(t.app, 'DELETE', '/v1/resource/prometheus/j@i')).status).toBe(204);
+    expect((await json(t.app, 'DELETE', '/v1/resource_type/prometheus')).status).toBe(204);
+    const attributes = { job: { type: 'string' }, instance: { type: 'string' }, zone: { type: 'string', required: true } };
+    expect((await json(t.app, 'POST', '/v1/resource_type', { name: 'prometheus', attributes })).status).toBe(201);
+    const refused = await post(up);
+    expect(refused.status).toBe(400);
+    expect(refused.body.description).toMatchObject({ reason: "required key not provided @ data['zone']" });
+  });
+
   it('adds new series names to an existing resource', async () => {
     expect((await post(request(series({ __name__: 'a', job: 'j', instance: 'i' }, [[1000, 1]])))).status).toBe(202);
     expect((await post(request(series({ __name__: 'b', job: 'j', instance: 'i' }, [[1000, 1]])))).status).toBe(202);
