@@ -20,12 +20,13 @@ const PAGE_BITS = 12;
 const PAGE_SLOTS = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE_SLOTS - 1;
 /**
- * Pages kept when the backlog empties (3 MiB of columns), or enough for
- * twice that backlog's peak if more: a burst's backlog must not hold its
- * pages for good, but the bursts of a collector's pushes, one after the
- * other, should not give them back and fault them in again each time.
+ * Pages kept when the backlog empties (3.5 MiB of columns, 65,536 slots,
+ * for a collector's next push). A burst's other pages go: kept for twice
+ * its peak backlog, as they were, those of a 2.3M-point burst
+ * (bench:footprint) held 20 MB for good.
  */
 const KEPT_PAGES = 16;
+export const KEPT_SLOTS = KEPT_PAGES * PAGE_SLOTS;
 
 /** The columns of PAGE_SLOTS slots. */
 class Page {
@@ -57,6 +58,11 @@ export class PendingRefs {
   /** The measures of every ref, all metrics together. */
   get measures(): number {
     return this.total;
+  }
+
+  /** Slots its pages hold, used or not. */
+  get capacity(): number {
+    return this.pages.length * PAGE_SLOTS;
   }
 
   /** Metrics with refs. */
@@ -213,13 +219,12 @@ export class PendingRefs {
     return this.unused++;
   }
 
-  /** Once no ref is left: no window objects, and at most KEPT_PAGES pages or twice what this backlog's peak took. */
+  /** Once no ref is left: no window objects, and at most KEPT_PAGES pages. */
   private shrink(): void {
-    const peakPages = Math.ceil(this.unused / PAGE_SLOTS);
     this.free = NONE;
     this.unused = 0;
     this.view.length = 0;
     this.viewed.length = 0;
-    this.pages.length = Math.min(this.pages.length, Math.max(KEPT_PAGES, 2 * peakPages));
+    this.pages.length = Math.min(this.pages.length, KEPT_PAGES);
   }
 }

@@ -22,7 +22,9 @@
  * placed first-fit: a copy of its own per record (~570 KB each, freed in
  * any order) made glibc raise its mmap threshold and serve them from
  * malloc arenas, which kept ~140 MB of freed pages resident. The buffer's
- * pages are touched only as far as records reach into it.
+ * pages are touched only as far as records reach into it. For the same
+ * reason a record not kept is visited with the log's bytes, while the log
+ * holds them, rather than copied.
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
 
@@ -78,16 +80,22 @@ export class RecordCache {
       this.records.set(key, kept);
       found.set(seq, this.bytesOf(kept));
     }
+    // Records are visited in `seqs` order: the kept ones before each record the log reads, that one while its bytes are valid.
+    let next = 0;
+    const visitKeptUntil = (seq?: number) => {
+      for (; next < seqs.length && seqs[next] !== seq; next++) {
+        const bytes = found.get(seqs[next]!);
+        if (bytes !== undefined) visit(seqs[next]!, bytes);
+      }
+    };
     if (missing.length > 0) {
       await incoming.fetch(shard, missing, (seq, bytes) => {
-        // The log's bytes are valid during the call only.
-        found.set(seq, this.keep(`${shard} ${seq}`, bytes, fetch) ?? new Uint8Array(bytes));
+        visitKeptUntil(seq);
+        next++;
+        visit(seq, this.keep(`${shard} ${seq}`, bytes, fetch) ?? bytes);
       });
     }
-    for (const seq of seqs) {
-      const bytes = found.get(seq);
-      if (bytes !== undefined) visit(seq, bytes);
-    }
+    visitKeptUntil();
     const oldest = this.oldestInFlight();
     for (const [key, old] of this.records) {
       if (old.fetch > fetch - STALE_FETCHES || old.fetch >= oldest) break;

@@ -1,12 +1,13 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=100
 /**
  * Entry point of `gnocchi-ts` (package.json `bin`): `gnocchi-ts [serve]
  * [--host H] [--port P] [--data-dir D] ...` runs the server, as
  * `node dist/server/main.js --port P` always did; `gnocchi-ts check|stats|
  * backup|restore|compact ...` are the admin commands (server/admin/). See
- * `--help`. Started with `--max-semi-space-size=8` (here and by `npm start`): a
- * young generation half V8's default holds the main thread's peak ~70 MB
- * lower at no measurable CPU cost (README, Memory).
+ * `--help`. Started with `--max-semi-space-size=8 --heap-growing-percent=100`
+ * (here and by `npm start`): a young generation half V8's default, and a full
+ * collection once the old generation has doubled its live data rather than
+ * grown up to 4x, hold the peak of a burst lower (README, Memory).
  */
 import { FormatVersionMismatch } from '../engine/storage.js';
 import { exitCodeOf, UsageError } from './admin/args.js';

@@ -2,7 +2,7 @@
 // whatever order they are noted in, a release drops a prefix and reports the
 // seqs it dropped, and slots freed are used again.
 import { describe, expect, it } from 'vitest';
-import { PendingRefs } from '../../engine/pending-refs.js';
+import { KEPT_SLOTS, PendingRefs } from '../../engine/pending-refs.js';
 
 /** Notes refs of one point each (offset = seq, oldest = newest = 10 * seq, notedAt = seq). */
 function noted(...refs: [metricId: string, seq: number][]): PendingRefs {
@@ -67,6 +67,19 @@ describe('PendingRefs', () => {
     ]);
     for (const id of ids) pending.release(id);
     expect([pending.size, pending.measures]).toEqual([0, 0]);
+    pending.add('again', 1, 0, 1, 0, 0, 0);
+    expect(seqsOf(pending, 'again')).toEqual([1]);
+  });
+
+  it('keeps KEPT_SLOTS once a burst larger than them is released', () => {
+    const pending = new PendingRefs();
+    const n = 3 * KEPT_SLOTS;
+    for (let i = 0; i < n; i++) pending.add(`m${i % 100}`, i, 0, 1, 0, 0, 0);
+    expect(pending.capacity).toBeGreaterThanOrEqual(n);
+    for (let i = 0; i < 99; i++) pending.release(`m${i}`);
+    expect(pending.capacity, 'refs remain').toBeGreaterThanOrEqual(n);
+    pending.release('m99');
+    expect(pending.capacity).toBe(KEPT_SLOTS);
     pending.add('again', 1, 0, 1, 0, 0, 0);
     expect(seqsOf(pending, 'again')).toEqual([1]);
   });

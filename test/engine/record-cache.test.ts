@@ -51,6 +51,15 @@ describe('RecordCache', () => {
     expect(cache.size).toBeLessThanOrEqual(40);
   });
 
+  it('visits a record it cannot keep while the log\'s bytes are valid, in seq order among the kept ones', async () => {
+    const { log, reads } = fakeLog((seq) => (seq === 9 ? 11 : 10));
+    const cache = new RecordCache(40);
+    await fetched(cache, log, [1, 8]);
+    expect(await fetched(cache, log, [1, 5, 8, 9, 10])).toEqual([[1, [1]], [5, [5]], [8, [8]], [9, [9]], [10, [10]]]);
+    expect(reads).toEqual([1, 8, 5, 9, 10]);
+    expect(cache.size).toBe(40);
+  });
+
   it('lets go of a record no fetch asked for in STALE_FETCHES', async () => {
     const { log, reads } = fakeLog(() => 10);
     const cache = new RecordCache(100);

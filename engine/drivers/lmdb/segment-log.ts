@@ -156,13 +156,38 @@ async function writeAll(fd: number, buffers: Uint8Array[], position: number): Pr
   }
 }
 
+/**
+ * Bytes records are read into, reused from record to record: fetch's bytes
+ * are valid during the visit only. A buffer per record (~570 KB for a push
+ * of 10,000 metrics) on every batch of a processing thread left ~60 MB of
+ * freed pages in each thread's malloc arena. A buffer grown past
+ * KEPT_READ_BYTES is let go after the fetch.
+ */
+class ReadBuffer {
+  private bytes = new Uint8Array(0);
+
+  take(length: number): Uint8Array {
+    if (this.bytes.length < length) this.bytes = new Uint8Array(Math.max(length, 2 * this.bytes.length));
+    return this.bytes.subarray(0, length);
+  }
+
+  release(): void {
+    if (this.bytes.length > KEPT_READ_BYTES) this.bytes = new Uint8Array(0);
+  }
+}
+
+const KEPT_READ_BYTES = 4 * 1024 ** 2;
+
 /** Segments opened for reading records by seq, until closed. */
 class SegmentFiles {
   private readonly fds = new Map<number, number | undefined>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly buffer: ReadBuffer,
+  ) {}
 
-  /** A record's body, or undefined once its segment is gone. */
+  /** A record's body (valid until the next read), or undefined once its segment is gone. */
   read(seq: number): Uint8Array | undefined {
     const segment = segmentOf(seq);
     const fd = this.open(segment);
@@ -170,7 +195,7 @@ class SegmentFiles {
     const position = seq - segment * SEGMENT_SPAN;
     const head = Buffer.allocUnsafe(HEADER_BYTES);
     if (readSync(fd, head, 0, HEADER_BYTES, position) !== HEADER_BYTES) throw new Error(`incoming record ${seq}: its header is cut short`);
-    const body = Buffer.allocUnsafe(head.readUInt32LE(0));
+    const body = this.buffer.take(head.readUInt32LE(0));
     if (readSync(fd, body, 0, body.length, position + HEADER_BYTES) !== body.length || crc32(body) !== head.readUInt32LE(4)) {
       throw new Error(`incoming record ${seq} in ${segmentPath(this.dir, segment)} is damaged`);
     }
@@ -228,6 +253,7 @@ export class SegmentIncomingLog implements IncomingLog {
   private flushing: Promise<void> | undefined;
   /** See hurry. */
   private readonly marks = new Map<Shard, number>();
+  private readonly readBuffer = new ReadBuffer();
   /** Offsets dropped per segment, not yet noted in its drops file. */
   private dropped = new Map<number, number[]>();
   private noting: Promise<void> | undefined;
@@ -438,7 +464,7 @@ export class SegmentIncomingLog implements IncomingLog {
     const old = seqs.filter((seq) => this.isLegacy(seq));
     if (old.length > 0) await this.legacy.fetch(shard, old, visit);
     // Opened for this call only: a descriptor kept open would keep a segment deleted meanwhile on the disk.
-    const files = new SegmentFiles(this.dir);
+    const files = new SegmentFiles(this.dir, this.readBuffer);
     try {
       for (const seq of seqs) {
         if (this.isLegacy(seq) || this.state?.live.get(segmentOf(seq))?.has(seq) === false) continue;
@@ -447,6 +473,7 @@ export class SegmentIncomingLog implements IncomingLog {
       }
     } finally {
       files.close();
+      this.readBuffer.release();
     }
   }
 

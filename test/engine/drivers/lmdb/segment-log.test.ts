@@ -82,6 +82,13 @@ describe('segment incoming log', () => {
     expect(await d.log.head()).toBe(seqs[19]);
   });
 
+  it('reads the records of a fetch, longer and shorter ones in turn, each whole while visited', async () => {
+    const d = dir();
+    const names = ['x'.repeat(50), 'y', 'z'.repeat(40), 'w'.repeat(60)];
+    const seqs = await d.append(...names);
+    expect(await d.fetchedElsewhere(seqs)).toEqual(seqs.map((seq, i) => [seq, names[i]]));
+  });
+
   it('deletes a segment once every record in it is dropped, the one appends go to included', async () => {
     const d = dir();
     const [a, b, c] = await d.append('a'.repeat(40), 'b'.repeat(40), 'c');
