@@ -5,7 +5,6 @@
  * in the same environment as the index.
  */
 import { statfsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { v4 as uuidv4 } from 'uuid';
 import { Activity } from './activity.js';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
@@ -295,10 +294,6 @@ export class Engine {
   /** Split objects this node's janitor deleted since start (cluster mode with an object store; undefined otherwise). */
   janitorDeletedObjects(): number | undefined {
     return this.backends.janitorDeleted?.();
-  }
-
-  static defaultWorkers(): number {
-    return Math.max(1, availableParallelism());
   }
 
   /** Share of the processing workers' time spent on tasks since they started (0..1); undefined when processing runs inline. */
