@@ -257,6 +257,8 @@ export class SegmentIncomingLog implements IncomingLog {
   /** Offsets dropped per segment, not yet noted in its drops file. */
   private dropped = new Map<number, number[]>();
   private noting: Promise<void> | undefined;
+  /** The note being written now: a segment retired meanwhile waits for it, lest it recreate or hold its drops file. */
+  private noteInFlight: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly storage: Storage,
@@ -422,6 +424,7 @@ export class SegmentIncomingLog implements IncomingLog {
     writer.live.delete(segment);
     this.dropped.delete(segment);
     if (active?.segment === segment) await closeAsync(active.fd);
+    await this.noteInFlight;
     // The drops file goes last: without its segment it means nothing.
     await removeFiles(segmentPath(this.dir, segment), segmentPath(this.dir, segment, 'drops'));
   }
@@ -432,16 +435,15 @@ export class SegmentIncomingLog implements IncomingLog {
       while (this.dropped.size > 0) {
         const batch = this.dropped;
         this.dropped = new Map();
-        await Promise.all(
+        this.noteInFlight = Promise.all(
           [...batch].map(([segment, offsets]) =>
             appendFileAsync(segmentPath(this.dir, segment, 'drops'), Buffer.from(Uint32Array.from(offsets).buffer)),
           ),
-        );
+          // A note not written (a full disk) only costs scanning those records again after a restart.
+        ).catch(() => {});
+        await this.noteInFlight;
       }
-    })()
-      // A note not written (a full disk) only costs scanning those records again after a restart.
-      .catch(() => {})
-      .finally(() => (this.noting = undefined));
+    })().finally(() => (this.noting = undefined));
   }
 
   async scan(shard: Shard, visit: (seq: number, bytes: Uint8Array) => void, after = 0): Promise<void> {
