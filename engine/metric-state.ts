@@ -9,6 +9,7 @@
  * chunk records (engine/state-chunks.ts), so an update rewrites a bounded
  * number of bytes whatever the sizes of the tail and of the splits.
  */
+import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
 
 export interface OpenSplit {
@@ -82,30 +83,10 @@ export function emptyMetricState(): MetricState {
   return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, tailFrozen: 0, granularities: [], lastSeq: 0 };
 }
 
-const varuintSize = (x: number): number => (x < 0x80 ? 1 : x < 0x4000 ? 2 : x < 0x200000 ? 3 : x < 0x10000000 ? 4 : 5);
-
-/** LEB128 of a count or length (below 2^32). */
-function writeVaruint(out: Buffer, x: number, at: number): number {
-  let v = x;
-  while (v >= 0x80) {
-    out[at++] = (v & 0x7f) | 0x80;
-    v = Math.floor(v / 0x80);
-  }
-  out[at++] = v;
-  return at;
-}
-
-function readVaruint(bytes: Uint8Array, at: number): { value: number; next: number } {
-  let value = 0;
-  let scale = 1;
-  for (let i = at; i < at + 5; i++) {
-    const b = bytes[i];
-    if (b === undefined) break;
-    value += (b & 0x7f) * scale;
-    if (b < 0x80) return { value, next: i + 1 };
-    scale *= 0x80;
-  }
-  throw new Error(`metric state: no varint at byte ${at}`);
+function readCount(bytes: Uint8Array, at: number): { value: number; next: number } {
+  const read = readVaruint(bytes, at);
+  if (typeof read === 'string') throw new Error(`metric state: ${read} varint at byte ${at}`);
+  return read;
 }
 
 /** The header: tail size, tail chunks and where the tail starts. */
@@ -124,8 +105,8 @@ function headerOf(bytes: Buffer): Header {
     case 3:
       return { n: bytes.readUInt32LE(4), tailFrozen: bytes.readUInt32LE(16), tailAt: 20 };
     case 4: {
-      const n = readVaruint(bytes, 12);
-      const tailFrozen = readVaruint(bytes, n.next);
+      const n = readCount(bytes, 12);
+      const tailFrozen = readCount(bytes, n.next);
       return { n: n.value, tailFrozen: tailFrozen.value, tailAt: tailFrozen.next };
     }
     default:
@@ -227,13 +208,13 @@ function compactEntry(bytes: Buffer, start: number): Entry {
   if (oldestSealedKey !== null) at += 8;
   const entry: Entry = { granularity, key, oldestSealedKey, offset: at, length: 0, frozen: 0, inlineLength: 0, inlineFirst: 0 };
   if (key === null) return entry;
-  const length = readVaruint(bytes, at);
-  const frozen = readVaruint(bytes, length.next);
+  const length = readCount(bytes, at);
+  const frozen = readCount(bytes, length.next);
   entry.length = length.value;
   entry.frozen = frozen.value;
   at = frozen.next;
   if (flags & Flag.Inline) {
-    const inlineLength = readVaruint(bytes, at);
+    const inlineLength = readCount(bytes, at);
     entry.inlineLength = inlineLength.value;
     entry.inlineFirst = bytes.readDoubleLE(inlineLength.next);
     at = inlineLength.next + 8;

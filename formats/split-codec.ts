@@ -59,6 +59,7 @@ import {
   type Data,
 } from 'apache-arrow';
 import { Compressor, Decompressor } from 'zstd-napi';
+import { MAX_VARUINT_BYTES, readVaruint, writeVaruint } from './varint.js';
 
 export interface SplitColumns {
   /** Ascending, each >= key, `(ts - key)` a multiple of the granularity. */
@@ -992,12 +993,15 @@ class ByteWriter {
   private length = 0;
 
   u8(value: number): void {
-    if (this.length === this.buffer.length) {
-      const grown = new Uint8Array(2 * this.buffer.length);
-      grown.set(this.buffer);
-      this.buffer = grown;
-    }
+    this.reserve(1);
     this.buffer[this.length++] = value;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = new Uint8Array(2 * this.buffer.length);
+    grown.set(this.buffer);
+    this.buffer = grown;
   }
 
   u32(value: number): void {
@@ -1005,11 +1009,8 @@ class ByteWriter {
   }
 
   varint(value: number): void {
-    while (value >= 0x80) {
-      this.u8((value & 0x7f) | 0x80);
-      value >>>= 7;
-    }
-    this.u8(value);
+    this.reserve(MAX_VARUINT_BYTES);
+    this.length = writeVaruint(this.buffer, value, this.length);
   }
 
   bytes(): Uint8Array {
@@ -1034,12 +1035,10 @@ class HeaderReader {
   }
 
   varint(): number {
-    let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const byte = this.u8();
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-    throw new CorruptSplitError('split header has an overlong varint');
+    const read = readVaruint(this.bytes, this.offset);
+    if (read === 'truncated') throw new CorruptSplitError('split header is truncated');
+    if (read === 'overlong') throw new CorruptSplitError('split header has an overlong varint');
+    this.offset = read.next;
+    return read.value;
   }
 }
