@@ -137,7 +137,7 @@ class Checker {
   private metricOf(id: string): { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } {
     if (id !== this.lastMetricId) {
       this.lastMetricId = id;
-      const metric = this.storage.metrics.get(id) as MetricRecord | undefined;
+      const metric = this.storage.metrics.get(id);
       const policy = metric === undefined ? undefined : (this.storage.policies.get(metric.archivePolicyName) as ArchivePolicy | undefined);
       this.lastMetric = { metric, policy };
     }
@@ -146,10 +146,9 @@ class Checker {
 
   metrics(): void {
     const { storage } = this;
-    for (const { key, value } of storage.metrics.getRange()) {
+    for (const { key, value: m } of storage.metrics.getRange()) {
       this.read('metrics');
-      const m = value as MetricRecord;
-      if (storage.policies.get(m.archivePolicyName) === undefined) {
+            if (storage.policies.get(m.archivePolicyName) === undefined) {
         this.fault('metric-policy-missing', 'metrics', key, `archive policy ${m.archivePolicyName} does not exist`);
       }
       if (m.resourceId === null) continue;
@@ -163,7 +162,7 @@ class Checker {
     }
     for (const { key, value } of storage.metricsByResource.getRange()) {
       this.read('metrics_by_resource');
-      const m = storage.metrics.get(value) as MetricRecord | undefined;
+      const m = storage.metrics.get(value);
       if (m === undefined) this.fault('index-extra', 'metrics_by_resource', key, `metric ${value} does not exist`);
       else if (m.resourceId !== key[0] || m.name !== key[1]) {
         this.fault('index-mismatch', 'metrics_by_resource', key, `metric ${value} is named ${m.name ?? 'null'} on resource ${m.resourceId ?? 'null'}`);
@@ -369,10 +368,9 @@ class Checker {
 
   resources(): void {
     const { storage, attributes } = this;
-    for (const { key, value } of storage.resources.getRange()) {
+    for (const { key, value: r } of storage.resources.getRange()) {
       this.read('resources');
-      const r = value as ResourceRecord;
-      const attrs = attributes(r.type);
+            const attrs = attributes(r.type);
       if (attrs === undefined) {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;
@@ -430,7 +428,7 @@ class Checker {
   /** Every index entry must be one its resource (or revision) gives. */
   extraIndexEntries(): void {
     const { storage } = this;
-    const resource = (id: string) => storage.resources.get(id) as ResourceRecord | undefined;
+    const resource = (id: string) => storage.resources.get(id);
     if (this.mayHoldExtras('resources_by_revision_start', storage.resourcesByRevisionStart)) {
       for (const key of storage.resourcesByRevisionStart.getKeys()) {
         this.read('resources_by_revision_start');

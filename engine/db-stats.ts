@@ -9,7 +9,6 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'lmdb';
 import type { ArchivePolicy } from './archive-policy.js';
-import type { MetricRecord } from './index.js';
 import { decodeMetricState } from './metric-state.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { decodeStoredSplit, rawRowCount, type SplitColumns } from './split.js';
@@ -173,7 +172,7 @@ function columnCounts(storage: Storage): (metricId: string) => number | undefine
   return (metricId) => {
     if (metricId !== lastId) {
       lastId = metricId;
-      const metric = storage.metrics.get(metricId) as MetricRecord | undefined;
+      const metric = storage.metrics.get(metricId);
       const policy = metric === undefined ? undefined : (storage.policies.get(metric.archivePolicyName) as ArchivePolicy | undefined);
       last = policy?.aggregationMethods.length;
     }

@@ -309,7 +309,7 @@ export class Index {
   }
 
   private readMetric(id: string): MetricRecord | undefined {
-    const metric = this.storage.metrics.get(id) as MetricRecord | undefined;
+    const metric = this.storage.metrics.get(id);
     if (metric !== undefined) this.records.fill(metric);
     return metric;
   }
@@ -367,7 +367,7 @@ export class Index {
 
   private someMetric(predicate: (m: MetricRecord) => boolean): boolean {
     for (const { value } of this.storage.metrics.getRange()) {
-      if (predicate(value as MetricRecord)) return true;
+      if (predicate(value)) return true;
     }
     return false;
   }
@@ -385,9 +385,8 @@ export class Index {
     }
     const filters = Object.entries(options.filter) as [keyof MetricFilter, string][];
     const page: MetricRecord[] = [];
-    for (const { value } of this.storage.metrics.getRange()) {
-      const m = value as MetricRecord;
-      if (!filters.every(([k, v]) => metricField(m, k) === v)) continue;
+    for (const { value: m } of this.storage.metrics.getRange()) {
+            if (!filters.every(([k, v]) => metricField(m, k) === v)) continue;
       if (after !== undefined && compare(m, after) <= 0) continue;
       if (page.length === options.limit && compare(m, page[page.length - 1]!) >= 0) continue;
       let i = page.length;

@@ -10,9 +10,9 @@
  * text stored before reads as it was. A record whose id is its database key
  * leaves the id out (format 7: a tenth of a quiet series' bytes went to
  * storing it twice), behind a byte msgpack never starts a value with; the
- * database puts the key back (engine/storage.ts keyedRecords).
+ * database puts the key back (engine/storage.ts KeyedRecords).
  */
-import { Packr } from 'msgpackr';
+import { Packr, RESERVE_START_SPACE } from 'msgpackr';
 import { readUuid, writeUuid } from './uuid-keys.js';
 
 /** An lmdb-js value encoder (lmdb-js hands decode a buffer and the value's size). */
@@ -49,18 +49,20 @@ export function fieldsEncoder<T extends object>(
   keyField?: keyof T & string,
 ): RecordEncoder<T> {
   const named = new Set<string>(fields);
-  const isUuid = fields.map((field) => uuids.includes(field));
-  const stored = fields.filter((field) => field !== keyField);
-  const storedIsUuid = stored.map((field) => uuids.includes(field));
+  const layout = (names: readonly (keyof T & string)[]) => names.map((name) => ({ name, uuid: uuids.includes(name) }));
+  const full = layout(fields);
+  const stored = layout(fields.filter((field) => field !== keyField));
   return {
     encode(record) {
-      const values: unknown[] = stored.map((field, i) => (storedIsUuid[i] ? packedUuid(record[field]) : record[field]));
+      const values: unknown[] = stored.map(({ name, uuid }) => (uuid ? packedUuid(record[name]) : record[name]));
       // Every index write encodes here: no array of entries for the usual record without extras.
       let rest: Record<string, unknown> | undefined;
       for (const key of Object.keys(record)) if (!named.has(key)) (rest ??= {})[key] = record[key as keyof T];
       if (rest !== undefined) values.push(rest);
-      const packed = packr.pack(values);
-      return keyField === undefined ? packed : Buffer.concat([Buffer.of(WITHOUT_KEY), packed]);
+      if (keyField === undefined) return packr.pack(values);
+      const packed = packr.pack(values, RESERVE_START_SPACE | 1);
+      packed[0] = WITHOUT_KEY;
+      return packed;
     },
     decode(bytes, size) {
       const end = size ?? bytes.length;
@@ -68,10 +70,9 @@ export function fieldsEncoder<T extends object>(
       const value: unknown = packr.unpack(bytes.subarray(withoutKey ? 1 : 0, end));
       if (!Array.isArray(value)) return value as T;
       const record: Record<string, unknown> = {};
-      const names = withoutKey ? stored : fields;
-      const uuid = withoutKey ? storedIsUuid : isUuid;
+      const names = withoutKey ? stored : full;
       if (withoutKey) record[keyField!] = undefined;
-      names.forEach((field, i) => (record[field] = uuid[i] ? unpackedUuid(value[i]) : value[i]));
+      names.forEach(({ name, uuid }, i) => (record[name] = uuid ? unpackedUuid(value[i]) : value[i]));
       if (value.length > names.length) Object.assign(record, value[names.length]);
       return record as T;
     },

@@ -17,7 +17,7 @@ import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { IndexNames } from './resource-index-names.js';
-import { RevisionStartIndex, type StartRange } from './revision-start-index.js';
+import type { RevisionStartIndex, StartRange } from './revision-start-index.js';
 import { entryBytes, entryId, entryTarget, rangeBounds, typeBounds, type IndexTarget, type KeyRange, type StoredValue } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
@@ -71,11 +71,13 @@ function currentStarts(range: KeyRange): StartRange | null | undefined {
 
 export class ResourceValueIndex {
   private readonly names: IndexNames;
-  private readonly starts: RevisionStartIndex;
 
-  constructor(private readonly storage: Storage) {
+  constructor(
+    private readonly storage: Storage,
+    /** Answers `revision_start`/`revision_end` of current revisions, which this index leaves out. */
+    private readonly starts: RevisionStartIndex,
+  ) {
     this.names = new IndexNames(storage.meta);
-    this.starts = new RevisionStartIndex(storage);
   }
 
   /** Builds both indexes from the stored revisions when the data directory predates them, and drops the retired ones. */
@@ -91,9 +93,8 @@ export class ResourceValueIndex {
           for (const key of [...db.getKeys()]) void db.remove(key);
         }
         this.names.refresh().clear();
-        for (const { value } of storage.resources.getRange()) {
-          const r = value as ResourceRecord;
-          this.indexCurrent(r, attributesOf(r.type), true);
+        for (const { value: r } of storage.resources.getRange()) {
+                    this.indexCurrent(r, attributesOf(r.type), true);
           task.advance();
         }
         for (const { value } of storage.resourceHistory.getRange()) {

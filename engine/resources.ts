@@ -274,7 +274,7 @@ export class ResourceIndex {
         task.finish();
       }
     }
-    this.values = new ResourceValueIndex(storage);
+    this.values = new ResourceValueIndex(storage, this.starts);
     this.values.ensureBuilt((type) => this.attributeNames(type), progress);
   }
 
@@ -384,7 +384,7 @@ export class ResourceIndex {
 
   /** The current revision of a resource, if it exists and is of `type` (any type for generic). */
   get(type: string, id: string): ResourceRecord | undefined {
-    const r = this.storage.resources.get(id) as ResourceRecord | undefined;
+    const r = this.storage.resources.get(id);
     if (r === undefined || (type !== 'generic' && r.type !== type)) return undefined;
     return r;
   }
@@ -519,7 +519,7 @@ export class ResourceIndex {
     const n = await this.write(() => {
       let count = 0;
       for (const id of ids) {
-        const r = storage.resources.get(id) as ResourceRecord | undefined;
+        const r = storage.resources.get(id);
         if (r === undefined) continue;
         for (const metricId of this.metricsOf(id).values()) {
           const m = this.index.getMetric(metricId);
@@ -574,7 +574,7 @@ export class ResourceIndex {
     for (const { id, revisionStart } of this.starts.ordered(type, from)) {
       const bound = until();
       if (bound !== undefined && revisionStart > bound) return;
-      const r = this.storage.resources.get(id) as ResourceRecord | undefined;
+      const r = this.storage.resources.get(id);
       if (r !== undefined) yield current(r);
     }
   }
@@ -582,7 +582,7 @@ export class ResourceIndex {
   /** The current revision of `id` if of `type`, then its closed ones for `history`. */
   private *revisionsOf(type: string, id: string, history: boolean): Generator<Revision> {
     const { storage } = this;
-    const r = storage.resources.get(id) as ResourceRecord | undefined;
+    const r = storage.resources.get(id);
     if (r === undefined || (type !== 'generic' && r.type !== type)) return;
     yield current(r);
     if (!history) return;
@@ -622,7 +622,7 @@ export class ResourceIndex {
         seen.add(at);
         const r =
           revision === -1
-            ? (storage.resources.get(id) as ResourceRecord | undefined)
+            ? storage.resources.get(id)
             : (storage.resourceHistory.get([id, revision]) as Revision | undefined);
         if (r !== undefined) yield revision === -1 ? current(r) : (r as Revision);
       }
@@ -688,7 +688,7 @@ export class ResourceIndex {
   private *scan(type: string, history: boolean): Generator<Revision> {
     const { storage } = this;
     if (type === 'generic') {
-      for (const { value } of storage.resources.getRange()) yield current(value as ResourceRecord);
+      for (const { value } of storage.resources.getRange()) yield current(value);
       if (history) for (const { value } of storage.resourceHistory.getRange()) yield value as Revision;
       return;
     }
@@ -697,7 +697,7 @@ export class ResourceIndex {
 
   private markerRevision(marker: string, history: boolean): Revision | undefined {
     if (!history) {
-      const r = this.storage.resources.get(marker) as ResourceRecord | undefined;
+      const r = this.storage.resources.get(marker);
       return r === undefined ? undefined : current(r);
     }
     const at = marker.lastIndexOf('@');
@@ -707,7 +707,7 @@ export class ResourceIndex {
     if (!/^\s*[-+]?\d+\s*$/.test(rev)) return undefined;
     const revision = Number.parseInt(rev, 10);
     if (revision === -1) {
-      const r = this.storage.resources.get(id) as ResourceRecord | undefined;
+      const r = this.storage.resources.get(id);
       return r === undefined ? undefined : current(r);
     }
     return this.storage.resourceHistory.get([id, revision]) as Revision | undefined;
@@ -718,7 +718,7 @@ export class ResourceIndex {
     for (const { value } of this.storage.resourceHistory.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER], limit: 1 })) {
       return (value as Revision).revisionStart;
     }
-    return (this.storage.resources.get(id) as ResourceRecord | undefined)?.revisionStart;
+    return this.storage.resources.get(id)?.revisionStart;
   }
 
   /** One page of (current or all) revisions of `type` matching the filter. */

@@ -37,7 +37,7 @@ export class RevisionStartIndex {
     const db = this.storage.resourcesByRevisionStart;
     for (const key of [...db.getKeys()]) void db.remove(key);
     for (const { value } of this.storage.resources.getRange()) {
-      this.write(value as ResourceRecord, true);
+      this.write(value, true);
       advance();
     }
   }

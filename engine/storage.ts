@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RangeOptions, type RootDatabase } from 'lmdb';
+import { open, type Database, type RangeIterable, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import type { MetricRecord } from './index.js';
 import { fieldsEncoder } from './record-codec.js';
@@ -77,7 +77,7 @@ export interface Storage {
   readonly meta: Database<unknown, string>;
   readonly policies: Database<unknown, string>;
   readonly rules: Database<unknown, string>;
-  readonly metrics: Database<unknown, string>;
+  readonly metrics: KeyedRecords<MetricRecord>;
   /** Format 1's measures accepted but not yet aggregated, per metric (read once, to upgrade). */
   readonly incoming: Database<Buffer, IncomingKey>;
   /** Measures accepted but not yet aggregated: one record per push (engine/incoming-batch.ts). */
@@ -91,7 +91,7 @@ export interface Storage {
   /** Resource types by name (`generic` is implicit). */
   readonly resourceTypes: Database<unknown, string>;
   /** Current revision of each resource, by resource UUID. */
-  readonly resources: Database<unknown, string>;
+  readonly resources: KeyedRecords<ResourceRecord>;
   /** Past revisions, by (resource UUID, revision number). */
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
   /**
@@ -160,28 +160,44 @@ const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId'
 const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id');
 const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id']);
 
-/** A record read back with its id, which the key holds and the stored bytes leave out (record-codec.ts keyField). */
-function withId(value: unknown, id: string): unknown {
-  if (value !== null && typeof value === 'object') (value as { id?: string }).id = id;
-  return value;
+/**
+ * A database of records keyed by their id and stored without it
+ * (record-codec.ts keyField), whose reads put the id back. It offers only
+ * the operations the engine uses, so that a new kind of read fails to
+ * compile rather than return records without their id.
+ */
+export class KeyedRecords<V extends { id: string }> {
+  constructor(readonly db: Database<V, string>) {}
+
+  get(id: string): V | undefined {
+    return withId(this.db.get(id), id);
+  }
+
+  /** Every record, in key order. */
+  getRange(): RangeIterable<{ key: string; value: V }> {
+    return this.db.getRange().map(({ key, value }) => ({ key, value: withId(value, key)! }));
+  }
+
+  doesExist(id: string): boolean {
+    return this.db.doesExist(id);
+  }
+
+  put(id: string, record: V): Promise<boolean> {
+    return this.db.put(id, record);
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.db.remove(id);
+  }
+
+  getStats(): unknown {
+    return this.db.getStats();
+  }
 }
 
-/**
- * The records of `db` (keyed by their id, stored without it) read back with
- * their id: `get` and `getRange`, the reads the engine makes of them; the
- * rest is the database's own.
- */
-function keyedRecords(db: Database<unknown, string>): Database<unknown, string> {
-  const get = (id: string, options?: unknown) => withId((db.get as (k: string, o?: unknown) => unknown)(id, options), id);
-  const getRange = (options?: RangeOptions) => db.getRange(options).map(({ key, value, version }) => ({ key, value: withId(value, key), version }));
-  return new Proxy(db, {
-    get(target, property) {
-      if (property === 'get') return get;
-      if (property === 'getRange') return getRange;
-      const member: unknown = Reflect.get(target, property, target);
-      return typeof member === 'function' ? member.bind(target) : member;
-    },
-  });
+function withId<V extends { id: string }>(value: V | undefined, id: string): V | undefined {
+  if (value !== undefined) value.id = id;
+  return value;
 }
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
@@ -204,14 +220,14 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
     policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
     rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
-    metrics: keyedRecords(root.openDB({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
+    metrics: new KeyedRecords(root.openDB<MetricRecord, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
     incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
     incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
     states: root.openDB({ ...idKeyed('metric_state'), encoding: 'binary' }),
     splits: root.openDB({ name: 'splits', encoding: 'binary' }),
     stateChunks: root.openDB({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: keyedRecords(root.openDB({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
+    resources: new KeyedRecords(root.openDB<ResourceRecord, string>({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
     resourceHistory: root.openDB({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
     resourcesByRevisionStart: root.openDB({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),

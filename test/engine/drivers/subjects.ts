@@ -61,7 +61,7 @@ class LmdbSubject implements Subject {
   }
 
   async createMetric(id: string): Promise<void> {
-    await this.storage.metrics.put(id, { id });
+    await this.storage.metrics.put(id, { id, name: null, unit: null, archivePolicyName: 'low', creator: 'driver-tests', resourceId: null });
   }
 
   async deleteMetric(id: string): Promise<void> {
