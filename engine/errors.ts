@@ -282,3 +282,19 @@ export class SplitObjectMissing extends EngineError {
     super(500, `Sealed split objects listed by the index are missing from the object store: ${names.join(', ')}`);
   }
 }
+
+/**
+ * A cluster node's start-up refusal (engine/drivers/redis/series-format.ts),
+ * as the data directory's FormatVersionMismatch: not an answer to a request.
+ */
+export class SeriesFormatTooNew extends Error {
+  constructor(
+    readonly found: number,
+    readonly ours: number,
+  ) {
+    super(
+      `The cluster's series Redis holds series records of format ${found}, written by a newer release; ` +
+        `this release reads format ${ours} and older; refusing to start`,
+    );
+  }
+}

@@ -13,7 +13,7 @@ import { FormatVersionMismatch } from '../engine/storage.js';
 import { exitCodeOf, UsageError } from './admin/args.js';
 import { ADMIN_COMMANDS, overview, SERVE_HELP } from './admin/commands.js';
 import { ConfigError } from './config.js';
-import { EngineUnavailable } from '../engine/errors.js';
+import { EngineUnavailable, SeriesFormatTooNew } from '../engine/errors.js';
 import { serve } from './serve.js';
 
 // lmdb-js also rejects an internal promise of a failed commit (a full disk)
@@ -60,8 +60,8 @@ main().then(
     if (code !== undefined) process.exitCode = code;
   },
   (err: unknown) => {
-    // A cluster engine down at start-up: say which, rather than a stack.
-    if (err instanceof ConfigError || err instanceof FormatVersionMismatch || err instanceof EngineUnavailable) {
+    // A cluster engine down or of a newer format at start-up: say which, rather than a stack.
+    if (err instanceof ConfigError || err instanceof FormatVersionMismatch || err instanceof SeriesFormatTooNew || err instanceof EngineUnavailable) {
       console.error(err.message);
       process.exit(2);
     }

@@ -15,6 +15,7 @@ import type { Drivers } from '../types.js';
 import { connectRedis, type RedisConnectionOptions } from './connection.js';
 import { RedisCoordinator } from './coordinator.js';
 import { RedisIncomingLog } from './incoming.js';
+import { claimSeriesFormat } from './series-format.js';
 import { RedisSeriesStore } from './series.js';
 
 export interface RedisLocation {
@@ -87,7 +88,11 @@ export async function redisDataDrivers(location: RedisLocation, options: RedisDa
   };
 }
 
-/** Connects, creates the object store's bucket if absent, joins the cluster as `nodeId` and starts the janitor. */
+/**
+ * Connects, checks and raises the series format stamp (series-format.ts),
+ * creates the object store's bucket if absent, joins the cluster as `nodeId`
+ * and starts the janitor.
+ */
 export async function redisDrivers(location: RedisLocation, options: RedisDriversOptions): Promise<RedisDrivers> {
   const data = await redisDataDrivers(location, options);
   const coordinator = new RedisCoordinator(data.client, {
@@ -99,6 +104,7 @@ export async function redisDrivers(location: RedisLocation, options: RedisDriver
   });
   let janitor: SplitJanitor | undefined;
   try {
+    await claimSeriesFormat(data.client);
     await data.objects?.ensureBucket();
     await coordinator.start();
     if (data.objects !== undefined) {

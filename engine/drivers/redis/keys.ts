@@ -34,6 +34,9 @@ export const shardKeys = {
 /** Hash shard → the greatest seq a refresh on another node asked the shard's holder to process now (IncomingLog.hurry). */
 export const HURRY_KEY = '{g:h}:hurry';
 
+/** The version of the series records (metric states) the cluster's newest node writes (series-format.ts). */
+export const SERIES_FORMAT_KEY = '{g:f}:series-format';
+
 export const memberKeys = {
   /** Set of the node ids that heartbeat (some maybe expired, removed at the next poll). */
   all: '{g:m}:members',

@@ -272,4 +272,17 @@ if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]
 return 1`,
 };
 
-export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, SWEEP, LOCK, RENEW, RELEASE, HEARTBEAT, HURRY];
+/**
+ * Raises the series format stamp to this node's, never lowers it.
+ * KEYS: the stamp. ARGV: this node's format. Answers the stamp as found
+ * (0 when absent).
+ */
+export const CLAIM_FORMAT: LuaScript = {
+  name: 'gnocchiClaimFormat',
+  lua: `
+local found = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > found then redis.call('SET', KEYS[1], ARGV[1]) end
+return found`,
+};
+
+export const SCRIPTS: readonly LuaScript[] = [APPEND, LOAD, COMMIT, MARK_DELETED, SWEEP, LOCK, RENEW, RELEASE, HEARTBEAT, HURRY, CLAIM_FORMAT];
