@@ -241,18 +241,21 @@ export class Processor {
   private follow(): Promise<void> {
     this.following ??= (async () => {
       const { incoming } = this.options.drivers;
-      for (const [shard, held] of this.held) {
-        const found: [number, IncomingEntries][] = [];
-        const seen = (seq: number, bytes: Uint8Array) => {
-          held.cursor = Math.max(held.cursor, seq);
-          if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
-        };
-        const before = held.cursor;
-        await incoming.scan(shard, seen, held.cursor);
-        if (this.held.get(shard) !== held) continue;
-        for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
-        if (held.cursor > before) this.schedule(0);
-      }
+      // The shards' scans at once: a refresh waits for this, and one round trip after another added up per shard held.
+      await Promise.all(
+        [...this.held].map(async ([shard, held]) => {
+          const found: [number, IncomingEntries][] = [];
+          const seen = (seq: number, bytes: Uint8Array) => {
+            held.cursor = Math.max(held.cursor, seq);
+            if (!held.live.has(seq)) found.push([seq, incomingEntries(bytes)]);
+          };
+          const before = held.cursor;
+          await incoming.scan(shard, seen, held.cursor);
+          if (this.held.get(shard) !== held) return;
+          for (const [seq, entries] of found) this.noteIncoming(shard, seq, entries);
+          if (held.cursor > before) this.schedule(0);
+        }),
+      );
       // Without a window, every record noted is taken at once anyway.
       if ((this.options.reorderWindowMs ?? 0) <= 0) return;
       for (const [shard, mark] of await incoming.hurried()) {
