@@ -5,7 +5,6 @@
  * in the same environment as the index.
  */
 import { statfsSync } from 'node:fs';
-import { v4 as uuidv4 } from 'uuid';
 import { Activity } from './activity.js';
 import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js';
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
@@ -27,6 +26,7 @@ import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingPoints, incomingPoints, type IncomingPoints } from './incoming-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
+import { newMetricId } from './metric-id.js';
 import { upgradeFormat } from './format-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
 import type { Series } from './aggregation.js';
@@ -311,7 +311,7 @@ export class Engine {
   }
 
   newMetricId(): string {
-    return uuidv4();
+    return newMetricId();
   }
 
   async getMetricOrThrow(id: string): Promise<MetricRecord> {

@@ -32,7 +32,6 @@
  * default-order listing walks resources_by_revision_start to the end of
  * the page.
  */
-import { v4 as uuidv4 } from 'uuid';
 import type { QueryNode } from '../formats/resource-query.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { Index, MetricRecord } from './index.js';
@@ -50,6 +49,7 @@ import {
   UnexpectedResourceTypeState,
 } from './errors.js';
 import { entryCount } from './db-stats.js';
+import { newMetricId } from './metric-id.js';
 import { silentProgress, type Progress } from './progress.js';
 import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, type Revision } from './resource-search.js';
 import { ResourceValueIndex } from './resource-value-index.js';
@@ -421,7 +421,7 @@ export class ResourceIndex {
         }
         if (storage.metricsByResource.doesExist(key)) throw new NamedMetricAlreadyExists(name);
         const m: MetricRecord = {
-          id: uuidv4(),
+          id: newMetricId(),
           name,
           unit: spec.unit,
           archivePolicyName: spec.archivePolicyName,

@@ -44,7 +44,7 @@ describe('POST /v1/metric', () => {
   it('creates a metric with a policy: 201, absolute Location, creation shape', async () => {
     const res = await json(t.app, 'POST', '/v1/metric', { archive_policy_name: 'low' }, { ...USER, host: HOST });
     expect(res.status).toBe(201);
-    expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(res.headers.location).toBe(`${ORIGIN}/v1/metric/${res.body.id}`);
     expect(res.body).toEqual({
       id: res.body.id,

@@ -14,7 +14,6 @@
  * has its own ETag (sha1 of id and revision_start) whatever the node.
  * A lost connection is EngineUnavailable (connection.ts).
  */
-import { v4 as uuidv4 } from 'uuid';
 import type { ArchivePolicy } from '../../archive-policy.js';
 import {
   ArchivePolicyAlreadyExists,
@@ -36,6 +35,7 @@ import {
 } from '../../errors.js';
 import { compileGlob } from '../../glob.js';
 import { failpoint, FAILPOINTS_ARMED } from '../../failpoints.js';
+import { newMetricId } from '../../metric-id.js';
 import type { ArchivePolicyRule, ListMetricsOptions, MetricFilter, MetricRecord, MetricSortKey } from '../../index.js';
 import type { QueryNode } from '../../../formats/resource-query.js';
 import { compileQuery, fieldKind } from '../../resource-search.js';
@@ -650,7 +650,7 @@ export class PostgresIndexStore implements IndexStore {
         // A new resource has no named metric yet: only a policy can be missing.
         if ([...metrics.values()].every((spec) => spec.kind === 'new')) {
           for (const [name, spec] of metrics) {
-            if (spec.kind === 'new') fresh.push({ id: uuidv4(), name, unit: spec.unit, archivePolicyName: spec.archivePolicyName, creator: r.creator, resourceId: r.id });
+            if (spec.kind === 'new') fresh.push({ id: newMetricId(), name, unit: spec.unit, archivePolicyName: spec.archivePolicyName, creator: r.creator, resourceId: r.id });
           }
         } else {
           await this.setMetrics(tx, r, metrics);
@@ -735,7 +735,7 @@ export class PostgresIndexStore implements IndexStore {
         if (policy.rowCount === 0) throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
         if ((await owner()) !== undefined) throw new NamedMetricAlreadyExists(name);
         await this.insertMetric(tx, {
-          id: uuidv4(),
+          id: newMetricId(),
           name,
           unit: spec.unit,
           archivePolicyName: spec.archivePolicyName,

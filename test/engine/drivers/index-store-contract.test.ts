@@ -21,7 +21,7 @@ type Transcript = unknown[];
 function normalise(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalise);
   if (v instanceof Map) return { map: [...v.entries()].map(([k, x]) => [normalise(k), normalise(x)]) };
-  if (typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(v) && !v.startsWith('00000000')) return '<generated>';
+  if (typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(v) && !v.startsWith('00000000')) return '<generated>';
   if (v !== null && typeof v === 'object') {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'revisionStart' || k === 'revisionEnd' ? (x === null ? null : '<time>') : normalise(x)]));
   }
