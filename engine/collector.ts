@@ -12,6 +12,7 @@
  * and an optional bound on the number of metrics they may bring about.
  */
 import type { Engine } from './engine.js';
+import { newMetricId } from './metric-id.js';
 import { BadRequest, Conflict, NamedMetricAlreadyExists, ResourceAlreadyExists, SeriesLimitExceeded } from './errors.js';
 import { metricsById } from './drivers/index-store.js';
 import type { IncomingPoints } from './incoming-batch.js';
@@ -319,21 +320,20 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   const mayUpdate = memo(write.mayUpdate);
   const mayPost = memo(write.mayPost);
   let refusedMetrics: Set<number>;
-  let created: ReadonlyMap<string, NewResource>;
+  let plan: Plan;
   for (let attempt = 1; ; attempt++) {
     const found = await lookUp(engine, batch, groups);
-    const plan = planCollectorWrite(batch, groups, write, found, mayUpdate, mayPost);
+    plan = planCollectorWrite(batch, groups, write, found, mayUpdate, mayPost);
     refusedMetrics = await capNewMetrics(engine, plan, write.maxSeries);
     try {
       const extended = [...plan.extended].filter(([, metrics]) => metrics.size > 0).map(([id, metrics]) => ({ id, metrics }));
       if (plan.created.size > 0 || extended.length > 0) await engine.index.createAndExtend(write.type, [...plan.created.values()], extended);
-      created = plan.created;
       break;
     } catch (err) {
       if (!raced(err) || attempt >= ATTEMPTS) throw err;
     }
   }
-  await resolveCreated(engine, batch, groups, write.type, refusedMetrics, created);
+  await resolveCreated(engine, batch, groups, write.type, refusedMetrics, plan);
   const { points, dropped } = pushedPoints(batch, groups, series, refusedMetrics);
   await engine.addPoints(points);
   if (refusedMetrics.size > 0) {
@@ -475,8 +475,9 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
 
 /**
  * The slots of created resources and metrics, once the write is committed.
- * The resources this write created are of its type and creator: only the
- * others are read again.
+ * The resources this write created are of its type and creator, and the
+ * metrics it created have the ids it chose: those are read by id, only the
+ * rest (a metric another write created meanwhile) by resource and name.
  */
 async function resolveCreated(
   engine: Engine,
@@ -484,8 +485,28 @@ async function resolveCreated(
   { start, order }: ByResource,
   type: string,
   refused: Set<number>,
-  created: ReadonlyMap<string, NewResource>,
+  { created, extended }: Plan,
 ): Promise<void> {
+  const chosen: number[] = [];
+  const chosenIds: string[] = [];
+  for (let r = 0; r < batch.resources.length; r++) {
+    const slot = batch.resources[r]!;
+    const resource = created.get(slot.id as string);
+    if (resource !== undefined && slot.creator === undefined) slot.creator = resource.creator;
+    const specs = resource?.metrics ?? extended.get(slot.id as string);
+    if (specs === undefined) continue;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const m = order[i]!;
+      const spec = batch.metrics[m]!.record === undefined && !refused.has(m) ? specs.get(batch.metrics[m]!.name) : undefined;
+      if (spec?.kind !== 'new' || spec.id === undefined) continue;
+      chosen.push(m);
+      chosenIds.push(spec.id);
+    }
+  }
+  if (chosen.length > 0) {
+    const records = await engine.index.getMetrics(chosenIds);
+    chosen.forEach((m, k) => (batch.metrics[m]!.record = records[k]));
+  }
   const ids: string[] = [];
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
@@ -494,13 +515,12 @@ async function resolveCreated(
     if (open) ids.push(slot.id as string);
   }
   if (ids.length === 0) return;
-  const others = ids.filter((id) => !created.has(id));
-  const [resources, found] = await Promise.all([others.length === 0 ? new Map<string, ResourceRecord>() : engine.index.getResources(others), namedMetrics(engine, ids)]);
+  const [resources, found] = await Promise.all([engine.index.getResources(ids), namedMetrics(engine, ids)]);
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     const id = slot.id as string;
     const resource = resources.get(id);
-    if (slot.creator === undefined) slot.creator = created.get(id)?.creator ?? (ofType(resource, type) ? resource!.creator : undefined);
+    if (slot.creator === undefined) slot.creator = ofType(resource, type) ? resource!.creator : undefined;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const metric = batch.metrics[order[i]!]!;
       if (metric.record === undefined && !refused.has(order[i]!)) metric.record = recordOf(found, id, metric.name);
@@ -570,7 +590,7 @@ function planCollectorWrite(
         if (specs === undefined) plan.extended.set(id, (specs = new Map()));
       }
       if (specs.has(metric.name)) continue;
-      specs.set(metric.name, { kind: 'new', archivePolicyName: policies.get(metric.name)!, unit: null });
+      specs.set(metric.name, { kind: 'new', archivePolicyName: policies.get(metric.name)!, unit: null, id: newMetricId() });
       plan.newMetrics.push({ metric: m, id, name: metric.name });
     }
     for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(batch.metrics[order[i]!]!.record?.creator ?? creator);

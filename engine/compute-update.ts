@@ -113,6 +113,8 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
   const { points, ends } = received;
   // Points already in order without repeats (the usual case) are taken as they are.
   if (strictlyIncreasing(points.timestamps)) return points;
+  const runs = disjointRuns(points.timestamps, ends);
+  if (runs !== null) return concatRuns(points, runs, alloc);
   const ts = points.timestamps;
   const vs = points.values;
   const n = ts.length;
@@ -143,6 +145,46 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
     m++;
   }
   return { timestamps: outT.subarray(0, m), values: outV.subarray(0, m) };
+}
+
+/** A push's points, from `start` to `end`, in the received series. */
+interface Run {
+  start: number;
+  end: number;
+}
+
+/**
+ * The pushes in timestamp order when each is strictly increasing and none
+ * overlaps another (a collector's requests in flight overtaking each other:
+ * consecutive stretches of a series, noted out of order); else null. No
+ * timestamp then repeats, so the order alone is the answer.
+ */
+function disjointRuns(ts: Float64Array, ends: readonly number[]): Run[] | null {
+  const runs: Run[] = [];
+  for (let k = 0, start = 0; k < ends.length; start = ends[k]!, k++) {
+    const end = ends[k]!;
+    if (end === start) continue;
+    for (let i = start + 1; i < end; i++) if (!(ts[i]! > ts[i - 1]!)) return null;
+    // Insertion by first timestamp: a batch holds a few dozen pushes of a metric at most.
+    let j = runs.length;
+    for (; j > 0 && ts[runs[j - 1]!.start]! > ts[start]!; j--);
+    runs.splice(j, 0, { start, end });
+  }
+  for (let k = 1; k < runs.length; k++) if (!(ts[runs[k]!.start]! > ts[runs[k - 1]!.end - 1]!)) return null;
+  return runs;
+}
+
+function concatRuns(points: Series, runs: readonly Run[], alloc: Float64Alloc): Series {
+  const n = points.timestamps.length;
+  const timestamps = alloc(n);
+  const values = alloc(n);
+  let at = 0;
+  for (const { start, end } of runs) {
+    timestamps.set(points.timestamps.subarray(start, end), at);
+    values.set(points.values.subarray(start, end), at);
+    at += end - start;
+  }
+  return { timestamps, values };
 }
 
 /** Merges two sorted series; on equal timestamps the `first` one wins. */

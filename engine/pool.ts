@@ -85,6 +85,31 @@ export function fromTask(task: ProcessTask): { jobs: ProcessJob[]; lease: Lease 
   return { jobs, lease: { shard: task.shard, fence: task.fence } };
 }
 
+/**
+ * A batch's results as posted back, packed like its task: a batch of a
+ * time-major backlog is hundreds of metrics, and cloning an object per
+ * result cost the worker ~0.3 s of a 5 s run in postMessage alone.
+ */
+export interface PackedResults {
+  metricIds: string[];
+  /** Per result, consumed, lastSeq and looseRows. */
+  numbers: Float64Array;
+}
+
+export function packResults(results: ProcessResult[]): PackedResults {
+  const numbers = new Float64Array(3 * results.length);
+  results.forEach(({ consumed, lastSeq, looseRows }, i) => {
+    numbers[3 * i] = consumed;
+    numbers[3 * i + 1] = lastSeq;
+    numbers[3 * i + 2] = looseRows;
+  });
+  return { metricIds: results.map((r) => r.metricId), numbers };
+}
+
+export function unpackResults({ metricIds, numbers }: PackedResults): ProcessResult[] {
+  return metricIds.map((metricId, i) => ({ metricId, consumed: numbers[3 * i]!, lastSeq: numbers[3 * i + 1]!, looseRows: numbers[3 * i + 2]! }));
+}
+
 /** What workers/process.ts gets in workerData. */
 export interface ProcessWorkerData {
   /** Nice value of the worker threads (engine/thread-priority.ts). */
@@ -96,7 +121,7 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads, atomics: poolAtomics(drivers) });
   return {
     run: (jobs, lease) =>
-      (pool.run(toTask(drivers, jobs, lease)) as Promise<ProcessResult[]>).catch((err: unknown) => {
+      (pool.run(toTask(drivers, jobs, lease)) as Promise<PackedResults>).then(unpackResults, (err: unknown) => {
         throw revived(err);
       }),
     utilization: () => pool.utilization,

@@ -64,16 +64,21 @@ const enum Tag {
 const PREFIX_BYTES = 5;
 const ID_SEPARATOR = 0x00;
 
+/** A number's 8 bytes in key order at `at`: big-endian, the sign bit flipped (all bits when negative). */
+function writeNumber(b: Buffer, v: number, at: number): void {
+  // -0 === 0 for the filter but not for its bytes.
+  b.writeDoubleBE(v === 0 ? 0 : v, at);
+  if (b[at]! & 0x80) for (let i = at; i < at + 8; i++) b[i] = ~b[i]! & 0xff;
+  else b[at]! |= 0x80;
+}
+
 function valueBytes(v: StoredValue): Buffer {
   if (v === null) return Buffer.of(Tag.Null);
   if (typeof v === 'boolean') return Buffer.of(Tag.Boolean, v ? 1 : 0);
   if (typeof v === 'number') {
     const b = Buffer.allocUnsafe(9);
     b[0] = Tag.Number;
-    // -0 === 0 for the filter but not for its bytes.
-    b.writeDoubleBE(v === 0 ? 0 : v, 1);
-    if (b[1]! & 0x80) for (let i = 1; i < 9; i++) b[i] = ~b[i]! & 0xff;
-    else b[1]! |= 0x80;
+    writeNumber(b, v, 1);
     return b;
   }
   return Buffer.concat([Buffer.of(Tag.String), Buffer.from(indexString(v))]);
@@ -96,19 +101,51 @@ export interface IndexTarget {
   revisionStart: number;
 }
 
-/** The key and dup of one entry: `value` of field `fieldCode` on `target`, in the current index when revision is -1. */
+/** The value of a hex digit's character code (a UUID's, checked by UUID). */
+const hexValue = (c: number): number => (c <= 0x39 ? c - 0x30 : c - 0x57);
+
+/**
+ * The key and dup of one entry: `value` of field `fieldCode` on `target`, in
+ * the current index when revision is -1. Each written into one buffer: a
+ * collector's first write files ~60,000 entries, and the small buffers
+ * joined per entry were a third of that write's allocations.
+ */
 export function entryBytes(typeCode: number, fieldCode: number, value: StoredValue, target: IndexTarget): { key: Buffer; dup: Buffer } {
   const { id, revision, revisionStart } = target;
   const history = revision !== -1;
   const uuid = UUID.test(id);
   const dup = Buffer.allocUnsafe((uuid ? 16 : 0) + (history ? 16 : 8));
   let at = 0;
-  if (uuid) at = dup.write(id.replaceAll('-', ''), 0, 'hex');
+  if (uuid) {
+    for (let c = 0; c < 36; c++) {
+      if (c === 8 || c === 13 || c === 18 || c === 23) continue;
+      dup[at++] = (hexValue(id.charCodeAt(c)) << 4) | hexValue(id.charCodeAt(++c));
+    }
+  }
   if (history) at = dup.writeDoubleBE(revision, at);
   dup.writeDoubleBE(revisionStart, at);
-  const parts = [prefix(typeCode, fieldCode), valueBytes(value)];
-  if (!uuid) parts.push(Buffer.of(ID_SEPARATOR), Buffer.from(id));
-  return { key: Buffer.concat(parts), dup };
+  const text = typeof value === 'string' ? indexString(value) : '';
+  const valueLength = value === null ? 0 : typeof value === 'boolean' ? 1 : typeof value === 'number' ? 8 : Buffer.byteLength(text);
+  const idLength = uuid ? 0 : 1 + Buffer.byteLength(id);
+  const key = Buffer.allocUnsafe(PREFIX_BYTES + valueLength + idLength);
+  key.writeUInt16BE(typeCode, 0);
+  key.writeUInt16BE(fieldCode, 2);
+  if (value === null) key[4] = Tag.Null;
+  else if (typeof value === 'boolean') {
+    key[4] = Tag.Boolean;
+    key[5] = value ? 1 : 0;
+  } else if (typeof value === 'number') {
+    key[4] = Tag.Number;
+    writeNumber(key, value, PREFIX_BYTES);
+  } else {
+    key[4] = Tag.String;
+    key.write(text, PREFIX_BYTES, 'utf8');
+  }
+  if (!uuid) {
+    key[PREFIX_BYTES + valueLength] = ID_SEPARATOR;
+    key.write(id, PREFIX_BYTES + valueLength + 1, 'utf8');
+  }
+  return { key, dup };
 }
 
 const HEX_DIGITS = Buffer.from('0123456789abcdef');

@@ -61,7 +61,12 @@ import type { Storage } from './storage.js';
 export type { ResourceRecord, Revision } from './resource-search.js';
 
 /** A metric of a resource: an existing metric id, or one to create. */
-export type MetricSpec = { kind: 'existing'; id: string } | { kind: 'new'; archivePolicyName: string; unit: string | null };
+/**
+ * A named metric to attach: an existing one, or a new one, of the id its
+ * caller chose (a collector's write, which then knows its new metrics
+ * without reading them back) or else a random one.
+ */
+export type MetricSpec = { kind: 'existing'; id: string } | { kind: 'new'; archivePolicyName: string; unit: string | null; id?: string };
 
 export interface NewResource {
   id: string;
@@ -421,7 +426,7 @@ export class ResourceIndex {
         }
         if (storage.metricsByResource.doesExist(key)) throw new NamedMetricAlreadyExists(name);
         const m: MetricRecord = {
-          id: newMetricId(),
+          id: spec.id ?? newMetricId(),
           name,
           unit: spec.unit,
           archivePolicyName: spec.archivePolicyName,

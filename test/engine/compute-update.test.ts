@@ -39,6 +39,11 @@ describe('sortMeasures', () => {
     ['keeps the later push when it is out of order', [series([[T0 + S, 1], [T0, 5]]), series([[T0 + 2 * S, 3], [T0, 9], [T0 + S, 2]])], [[T0, 9], [T0 + S, 2], [T0 + 2 * S, 3]]],
     ['sorts by timestamp', [series([[T0 + 2 * S, 2], [T0, 1]])], [[T0, 1], [T0 + 2 * S, 2]]],
     ['passes sorted input through', [series([[T0, 1], [T0 + S, 2]])], [[T0, 1], [T0 + S, 2]]],
+    ['puts ordered pushes that overtook each other back in order', [series([[T0 + 2 * S, 3], [T0 + 3 * S, 4]]), series([[T0, 1], [T0 + S, 2]])], [[T0, 1], [T0 + S, 2], [T0 + 2 * S, 3], [T0 + 3 * S, 4]]],
+    ['orders three overtaking pushes and skips an empty one', [series([[T0 + 4 * S, 5]]), series([]), series([[T0 + 2 * S, 3], [T0 + 3 * S, 4]]), series([[T0, 1]])], [[T0, 1], [T0 + 2 * S, 3], [T0 + 3 * S, 4], [T0 + 4 * S, 5]]],
+    ['keeps the later push when ordered pushes share their first timestamp', [series([[T0 + S, 2]]), series([[T0, 1], [T0 + S, 7]]), series([[T0, 9]])], [[T0, 9], [T0 + S, 7]]],
+    ['keeps the later push when ordered pushes interleave', [series([[T0 + 2 * S, 3], [T0 + 4 * S, 5]]), series([[T0, 1], [T0 + 3 * S, 4]])], [[T0, 1], [T0 + 2 * S, 3], [T0 + 3 * S, 4], [T0 + 4 * S, 5]]],
+    ['keeps the later push when an ordered push ends on the next one\'s first timestamp', [series([[T0 + S, 2], [T0 + 2 * S, 3]]), series([[T0, 1], [T0 + S, 8]])], [[T0, 1], [T0 + S, 8], [T0 + 2 * S, 3]]],
   ])('%s', (_name, batches, expected) => {
     const s = sortMeasures(receivedOf(batches));
     expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual(expected);
@@ -53,6 +58,33 @@ describe('sortMeasures', () => {
     for (const b of batches) newest.set(b.timestamps[0]!, b.values[0]!);
     const s = sortMeasures(receivedOf(batches));
     expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual([...newest].sort(([a], [b]) => a - b));
+  });
+});
+
+describe('sortMeasures against the rule, pushes of several points', () => {
+  // Stretches of a series in shuffled order (taken whole when disjoint and
+  // ordered), some overlapping or unordered (the general sort): one rule.
+  it.each([
+    ['disjoint ordered stretches', 0],
+    ['stretches overlapping now and then', 0.3],
+  ])('%s', (_name, overlap) => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 50; trial++) {
+      const stretches = Array.from({ length: 2 + Math.floor(random() * 8) }, (_, k) => {
+        const start = k * 10 - (random() < overlap ? 3 : 0);
+        return Array.from({ length: 1 + Math.floor(random() * 10) }, (_, i): [number, number] => [T0 + (start + i) * S, trial * 1000 + k * 10 + i]);
+      });
+      const batches = stretches.sort(() => random() - 0.5).map((points) => series(points));
+      const kept = new Map<number, number>();
+      for (const b of batches) {
+        const first = new Map<number, number>();
+        b.timestamps.forEach((t, i) => first.has(t) || first.set(t, b.values[i]!));
+        for (const [t, v] of first) kept.set(t, v);
+      }
+      const s = sortMeasures(receivedOf(batches));
+      expect(Array.from(s.timestamps, (t, i) => [t, s.values[i]])).toEqual([...kept].sort(([a], [b]) => a - b));
+    }
   });
 });
 

@@ -650,7 +650,7 @@ export class PostgresIndexStore implements IndexStore {
         // A new resource has no named metric yet: only a policy can be missing.
         if ([...metrics.values()].every((spec) => spec.kind === 'new')) {
           for (const [name, spec] of metrics) {
-            if (spec.kind === 'new') fresh.push({ id: newMetricId(), name, unit: spec.unit, archivePolicyName: spec.archivePolicyName, creator: r.creator, resourceId: r.id });
+            if (spec.kind === 'new') fresh.push({ id: spec.id ?? newMetricId(), name, unit: spec.unit, archivePolicyName: spec.archivePolicyName, creator: r.creator, resourceId: r.id });
           }
         } else {
           await this.setMetrics(tx, r, metrics);
@@ -735,7 +735,7 @@ export class PostgresIndexStore implements IndexStore {
         if (policy.rowCount === 0) throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
         if ((await owner()) !== undefined) throw new NamedMetricAlreadyExists(name);
         await this.insertMetric(tx, {
-          id: newMetricId(),
+          id: spec.id ?? newMetricId(),
           name,
           unit: spec.unit,
           archivePolicyName: spec.archivePolicyName,

@@ -327,6 +327,10 @@ async function resourcesLifecycle(s: IndexStore): Promise<Transcript> {
     const ids = [...byResource.values()].flatMap((m) => [...m.values()]);
     return [...[...byResource.entries()].map(([id, m]) => [id, [...m.keys()]]), ...(await s.getMetrics(ids)).map((m) => [m!.name, m!.unit, m!.creator, m!.resourceId])];
   });
+  // A collector chooses its new metrics' ids, to know them without reading them back.
+  const chosen = (name: string, i: number) => new Map([[name, { kind: 'new' as const, archivePolicyName: 'low', unit: null, id: ID(900 + i) }]]);
+  await step('create and extend with chosen ids', () => s.createAndExtend('server', [{ ...server(29), metrics: chosen('cpu', 1) }], [{ id: ID(10), metrics: chosen('disk', 2) }]));
+  expect(await step('chosen ids kept', async () => [(await s.metricByName(ID(29), 'cpu'))?.id, (await s.metricByName(ID(10), 'disk'))?.id])).toEqual([ID(901), ID(902)]);
   await step('create and extend twice in a batch', () => s.createAndExtend('server', [server(26), server(26)], []));
   await step('create and extend taken', () => s.createAndExtend('server', [server(27), server(24)], []));
   await step('create and extend bad policy', () => s.createAndExtend('server', [{ ...server(28), metrics: named(['cpu'], 'nope') }], []));
