@@ -23,6 +23,7 @@
  * the value and a 0x00 byte, its dups without the id: LMDB wants the dups of
  * a key of one size, and the 0x00 keeps such a key within its value's range.
  */
+import { writeUuid } from './uuid-keys.js';
 
 export type IndexValue = string | number | boolean;
 export type StoredValue = IndexValue | null;
@@ -72,16 +73,34 @@ function writeNumber(b: Buffer, v: number, at: number): void {
   else b[at]! |= 0x80;
 }
 
-function valueBytes(v: StoredValue): Buffer {
-  if (v === null) return Buffer.of(Tag.Null);
-  if (typeof v === 'boolean') return Buffer.of(Tag.Boolean, v ? 1 : 0);
-  if (typeof v === 'number') {
-    const b = Buffer.allocUnsafe(9);
-    b[0] = Tag.Number;
-    writeNumber(b, v, 1);
-    return b;
+/** Bytes of a value's encoding, its tag included; `text` is indexString of a string value. */
+function valueLength(v: StoredValue, text: string): number {
+  if (v === null) return 1;
+  if (typeof v === 'boolean') return 2;
+  if (typeof v === 'number') return 9;
+  return 1 + Buffer.byteLength(text);
+}
+
+/** Writes a value's encoding at `at` (room for valueLength); `text` as for valueLength. */
+function writeValue(b: Buffer, v: StoredValue, text: string, at: number): void {
+  if (v === null) b[at] = Tag.Null;
+  else if (typeof v === 'boolean') {
+    b[at] = Tag.Boolean;
+    b[at + 1] = v ? 1 : 0;
+  } else if (typeof v === 'number') {
+    b[at] = Tag.Number;
+    writeNumber(b, v, at + 1);
+  } else {
+    b[at] = Tag.String;
+    b.write(text, at + 1, 'utf8');
   }
-  return Buffer.concat([Buffer.of(Tag.String), Buffer.from(indexString(v))]);
+}
+
+function valueBytes(v: StoredValue): Buffer {
+  const text = typeof v === 'string' ? indexString(v) : '';
+  const b = Buffer.allocUnsafe(valueLength(v, text));
+  writeValue(b, v, text, 0);
+  return b;
 }
 
 function prefix(typeCode: number, fieldCode: number): Buffer {
@@ -101,9 +120,6 @@ export interface IndexTarget {
   revisionStart: number;
 }
 
-/** The value of a hex digit's character code (a UUID's, checked by UUID). */
-const hexValue = (c: number): number => (c <= 0x39 ? c - 0x30 : c - 0x57);
-
 /**
  * The key and dup of one entry: `value` of field `fieldCode` on `target`, in
  * the current index when revision is -1. Each written into one buffer: a
@@ -115,35 +131,18 @@ export function entryBytes(typeCode: number, fieldCode: number, value: StoredVal
   const history = revision !== -1;
   const uuid = UUID.test(id);
   const dup = Buffer.allocUnsafe((uuid ? 16 : 0) + (history ? 16 : 8));
-  let at = 0;
-  if (uuid) {
-    for (let c = 0; c < 36; c++) {
-      if (c === 8 || c === 13 || c === 18 || c === 23) continue;
-      dup[at++] = (hexValue(id.charCodeAt(c)) << 4) | hexValue(id.charCodeAt(++c));
-    }
-  }
+  let at = uuid ? writeUuid(id, dup, 0) : 0;
   if (history) at = dup.writeDoubleBE(revision, at);
   dup.writeDoubleBE(revisionStart, at);
   const text = typeof value === 'string' ? indexString(value) : '';
-  const valueLength = value === null ? 0 : typeof value === 'boolean' ? 1 : typeof value === 'number' ? 8 : Buffer.byteLength(text);
-  const idLength = uuid ? 0 : 1 + Buffer.byteLength(id);
-  const key = Buffer.allocUnsafe(PREFIX_BYTES + valueLength + idLength);
+  const valueEnd = 4 + valueLength(value, text);
+  const key = Buffer.allocUnsafe(valueEnd + (uuid ? 0 : 1 + Buffer.byteLength(id)));
   key.writeUInt16BE(typeCode, 0);
   key.writeUInt16BE(fieldCode, 2);
-  if (value === null) key[4] = Tag.Null;
-  else if (typeof value === 'boolean') {
-    key[4] = Tag.Boolean;
-    key[5] = value ? 1 : 0;
-  } else if (typeof value === 'number') {
-    key[4] = Tag.Number;
-    writeNumber(key, value, PREFIX_BYTES);
-  } else {
-    key[4] = Tag.String;
-    key.write(text, PREFIX_BYTES, 'utf8');
-  }
+  writeValue(key, value, text, 4);
   if (!uuid) {
-    key[PREFIX_BYTES + valueLength] = ID_SEPARATOR;
-    key.write(id, PREFIX_BYTES + valueLength + 1, 'utf8');
+    key[valueEnd] = ID_SEPARATOR;
+    key.write(id, valueEnd + 1, 'utf8');
   }
   return { key, dup };
 }

@@ -60,11 +60,10 @@ import type { Storage } from './storage.js';
 
 export type { ResourceRecord, Revision } from './resource-search.js';
 
-/** A metric of a resource: an existing metric id, or one to create. */
 /**
  * A named metric to attach: an existing one, or a new one, of the id its
  * caller chose (a collector's write, which then knows its new metrics
- * without reading them back) or else a random one.
+ * without reading them back) or else a new one (engine/metric-id.ts).
  */
 export type MetricSpec = { kind: 'existing'; id: string } | { kind: 'new'; archivePolicyName: string; unit: string | null; id?: string };
 
