@@ -28,13 +28,8 @@
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
 
-/**
- * Bytes of records a thread keeps: a backlog of ~14 pushes of 10,000
- * metrics (~570 KB each). The buffer stays resident once filled, at the
- * peak and after it; 16 MB (~30 pushes) did not process time-major pushes
- * faster (bench:protocols timemajor, alternated runs).
- */
-export const RECORD_CACHE_BYTES = 8 * 1024 ** 2;
+/** Bytes of records a thread keeps: a backlog of ~30 pushes of 10,000 metrics (~570 KB each). */
+export const RECORD_CACHE_BYTES = 16 * 1024 ** 2;
 
 /** Fetches after which a record not asked for again is let go. */
 export const STALE_FETCHES = 32;
