@@ -37,11 +37,7 @@ export interface IncomingLog {
   readonly shards: number;
   /** From 0 to shards - 1. */
   shardOf(metricId: string): Shard;
-  /**
-   * Appends one record per shard; resolves, with each record's seq, once they
-   * are durable. The records' bytes are the caller's again once it settles,
-   * resolved or rejected (the engine reuses them: engine/record-buffers.ts).
-   */
+  /** Appends one record per shard; resolves, with each record's seq, once they are durable. */
   append(records: ReadonlyMap<Shard, Uint8Array>): Promise<Map<Shard, number>>;
   /**
    * Whether other processes append too (cluster nodes): then a shard's
