@@ -149,37 +149,6 @@ const MAX_SPARE = 4;
 /** Larger scratch arrays are not kept (a huge write would hold them forever). */
 const MAX_SPARE_POINTS = 1 << 20;
 
-/**
- * Column pairs of finished writes' series, for the next ones. A write's
- * series live across its index lookups and its append, so they outlive a
- * young-generation collection: 10,000 points left 160 KB of external memory
- * to the old generation, freed only by a full collection, which malloc then
- * kept (bench:footprint's peak held ~30 MB of such main-thread buffers).
- */
-const spareColumns: { timestamps: Float64Array<ArrayBuffer>; values: Float64Array<ArrayBuffer> }[] = [];
-/** As many as the writes usually in flight at once. */
-const MAX_SPARE_COLUMNS = 8;
-/** Larger columns are not kept: 8 pairs hold at most 8 MB. */
-const MAX_SPARE_COLUMN_POINTS = 1 << 16;
-/** Columns are allocated by this many points, so that writes of similar sizes reuse them. */
-const COLUMN_STEP = 4096;
-
-function columns(total: number): { timestamps: Float64Array; values: Float64Array } {
-  const i = spareColumns.findIndex((c) => c.timestamps.length >= total);
-  const pair =
-    i !== -1
-      ? spareColumns.splice(i, 1)[0]!
-      : { timestamps: new Float64Array(Math.ceil(total / COLUMN_STEP) * COLUMN_STEP), values: new Float64Array(Math.ceil(total / COLUMN_STEP) * COLUMN_STEP) };
-  return { timestamps: pair.timestamps.subarray(0, total), values: pair.values.subarray(0, total) };
-}
-
-/** Gives `series()`'s columns back once nothing reads them any more (the write appended its record, or failed). */
-export function releaseSeries(points: BatchPoints): void {
-  const timestamps = new Float64Array(points.timestamps.buffer as ArrayBuffer);
-  if (spareColumns.length >= MAX_SPARE_COLUMNS || timestamps.length > MAX_SPARE_COLUMN_POINTS) return;
-  spareColumns.push({ timestamps, values: new Float64Array(points.values.buffer as ArrayBuffer) });
-}
-
 function scratch(capacity: number): Scratch {
   const i = spare.findIndex((s) => s.owners.length >= capacity);
   if (i !== -1) return spare.splice(i, 1)[0]!;
@@ -271,8 +240,7 @@ export class CollectorBatch {
   /**
    * Each metric's points in the order added, laid out by metric in one pair
    * of arrays (no view per metric: a write has 10,000 of them). Done with
-   * adding: the batch takes no more points. The columns are lent:
-   * releaseSeries gives them back for another batch.
+   * adding: the batch takes no more points.
    */
   series(): BatchPoints {
     const { owners, timestamps: ts, values: vs } = this.points;
@@ -288,7 +256,8 @@ export class CollectorBatch {
     }
     const start = new Uint32Array(count.length);
     for (let m = 1; m < count.length; m++) start[m] = start[m - 1]! + count[m - 1]!;
-    const { timestamps, values } = columns(total);
+    const timestamps = new Float64Array(total);
+    const values = new Float64Array(total);
     const next = start.slice();
     for (let i = 0; i < this.n; i++) {
       const m = owners[i]!;
@@ -346,14 +315,6 @@ export interface CollectorWrite {
  */
 export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch, write: CollectorWrite): Promise<void> {
   const series = batch.series();
-  try {
-    await writeSeries(engine, batch, write, series);
-  } finally {
-    releaseSeries(series);
-  }
-}
-
-async function writeSeries(engine: Engine, batch: CollectorBatch, write: CollectorWrite, series: BatchPoints): Promise<void> {
   const groups = batch.metricsByResource();
   const mayUpdate = memo(write.mayUpdate);
   const mayPost = memo(write.mayPost);

@@ -26,7 +26,6 @@ import { LmdbIndexStore, type LmdbIndexHooks } from './drivers/lmdb/index-store.
 import type { IndexStore } from './drivers/index-store.js';
 import type { Drivers, IncomingLog, SeriesRange, SeriesSnapshot, Shard } from './drivers/types.js';
 import { encodeIncomingPoints, incomingPoints, type IncomingPoints } from './incoming-batch.js';
-import { RecordBuffers } from './record-buffers.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { upgradeFormat } from './format-upgrade.js';
 import { DEFAULT_MAP_SIZE, openStorage, type Storage } from './storage.js';
@@ -172,8 +171,6 @@ export class Engine {
   private cluster: ClusterStatus | undefined;
   private clusterTimer: NodeJS.Timeout | undefined;
   private readonly idleCollection: IdleCollection;
-  private readonly recordBuffers = new RecordBuffers();
-  private readonly takeRecordBuffer = (size: number) => this.recordBuffers.take(size);
 
   private constructor(
     readonly options: EngineOptions,
@@ -371,7 +368,7 @@ export class Engine {
     const shards = byShard(incoming, points);
     if (shards.size === 0) return;
     this.checkBacklog();
-    const records = [...shards].map(([shard, which]) => ({ shard, ...encodeIncomingPoints(points, which, this.takeRecordBuffer) }));
+    const records = [...shards].map(([shard, which]) => ({ shard, ...encodeIncomingPoints(points, which) }));
     const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
     // The data directory's room matters only where the measures go into it.
     if (this.options.cluster === undefined) {
@@ -383,9 +380,6 @@ export class Engine {
       seqs = await incoming.append(new Map(records.map((r) => [r.shard, r.bytes])));
     } catch (err) {
       throw await storageFullOr(err, this.options.dataDir);
-    } finally {
-      // The log is done with them once the append settled; the entries hold no view of them.
-      for (const r of records) this.recordBuffers.give(r.bytes);
     }
     if (FAILPOINTS_ARMED) await failpoint('push.appended');
     for (const { shard, entries } of records) {

@@ -73,12 +73,8 @@ export function encodeIncomingBatch(batches: Map<string, Series>): { bytes: Buff
   return encodeIncomingPoints(incomingPoints(batches));
 }
 
-/** The record of the metrics `which` (indices into `points`; all by default), in bytes `alloc` gives. */
-export function encodeIncomingPoints(
-  points: IncomingPoints,
-  which?: readonly number[],
-  alloc: (size: number) => Buffer = Buffer.allocUnsafe,
-): { bytes: Buffer; entries: IncomingEntries } {
+/** The record of the metrics `which` (indices into `points`; all by default). */
+export function encodeIncomingPoints(points: IncomingPoints, which?: readonly number[]): { bytes: Buffer; entries: IncomingEntries } {
   const n = which?.length ?? points.metricIds.length;
   const { metricIds, start, count, timestamps, values } = points;
   const shared = !Array.isArray(timestamps);
@@ -87,7 +83,7 @@ export function encodeIncomingPoints(
     const i = which === undefined ? k : which[k]!;
     size += 1 + metricIds[i]!.length + 4 + 16 * count[i]!;
   }
-  const bytes = alloc(size);
+  const bytes = Buffer.allocUnsafe(size);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   view.setUint32(0, n, true);
   let offset = 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CollectorBatch, releaseSeries, type BatchPoints } from '../../engine/collector.js';
+import { CollectorBatch, type BatchPoints } from '../../engine/collector.js';
 import { MetricSlot, ResourceSlot } from '../../engine/series-cache.js';
 
 const resource = (key: string) => new ResourceSlot(key, key, key);
@@ -37,33 +37,6 @@ describe('CollectorBatch', () => {
     batch.add(batch.metric(m), 3, 3);
     batch.restart(batch.metric(n));
     expect(pointsOf(batch.series(), 'values')).toEqual([[3], []]);
-  });
-
-  /** A batch of `values` for one metric each, laid out. */
-  const seriesOf = (...values: number[]) => {
-    const r = resource('r');
-    const batch = new CollectorBatch(values.length);
-    values.forEach((v, i) => batch.add(batch.metric(new MetricSlot(r, `m${i}`)), v, v));
-    return batch.series();
-  };
-
-  it('reuses the columns of a series given back, without the points of the write that had them', () => {
-    const first = seriesOf(1, 2, 3, 4, 5);
-    const { buffer } = first.values;
-    releaseSeries(first);
-    const second = seriesOf(7, 8, 9);
-    expect(second.values.buffer).toBe(buffer);
-    expect(pointsOf(second, 'values')).toEqual([[7], [8], [9]]);
-    expect(second.values.length).toBe(3);
-    releaseSeries(second);
-  });
-
-  it('never gives the columns of a series not given back to another', () => {
-    const first = seriesOf(1, 2);
-    const second = seriesOf(3, 4);
-    expect(second.values.buffer).not.toBe(first.values.buffer);
-    expect(second.timestamps.buffer).not.toBe(first.timestamps.buffer);
-    expect(pointsOf(first, 'values')).toEqual([[1], [2]]);
   });
 
   it('counts a slot again in a new batch', () => {
