@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5 } from 'uuid';
 import { FormatError } from '../formats/errors.js';
+import { uuidText } from './uuid-text.js';
 
 export const RESOURCE_ID_NAMESPACE = '0a7a15ff-aa13-4ac2-897c-9bdf30ce175b';
 const NAMESPACE_BYTES = Buffer.from(RESOURCE_ID_NAMESPACE.replaceAll('-', ''), 'hex');
@@ -24,16 +25,14 @@ export function resourceUuid5(name: string): string {
   const h = createHash('sha1').update(NAMESPACE_BYTES).update(name, 'utf8').digest();
   h[6] = (h[6]! & 0x0f) | 0x50;
   h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.toString('hex', 0, 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(h);
 }
 
 /** Python's `uuid.UUID(text)` in canonical form, or undefined where it raises. */
 export function pythonUuid(text: string): string | undefined {
   const hex = text.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
   if (!/^[0-9a-fA-F]{32}$/.test(hex)) return undefined;
-  const h = hex.toLowerCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return uuidText(Buffer.from(hex, 'hex'));
 }
 
 /** The stored id for a user-supplied one; throws FormatError with Gnocchi's messages. */

@@ -17,6 +17,7 @@
  * a shorter key.
  */
 import { bufferToKeyValue, keyValueToBuffer } from 'lmdb';
+import { uuidText } from './uuid-text.js';
 
 export { bufferToKeyValue, keyValueToBuffer };
 
@@ -35,8 +36,6 @@ const HEX = '0123456789abcdef';
 /** Value of each lowercase hex digit by character code, -1 for any other character. */
 const NIBBLE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
-/** Each byte's two hex digits: keys are read back on every listing. */
-const BYTE_HEX = Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! + HEX[b & 15]!);
 const DASH = 45;
 const isDashAt = (i: number) => i === 8 || i === 13 || i === 18 || i === 23;
 
@@ -90,12 +89,7 @@ function writeId(id: string, target: Uint8Array, position: number): number {
 
 /** The canonical text of the 16 bytes at `start`. */
 export function readUuid(source: Uint8Array, start: number): string {
-  const hex = (from: number, to: number) => {
-    let out = '';
-    for (let i = start + from; i < start + to; i++) out += BYTE_HEX[source[i]!]!;
-    return out;
-  };
-  return `${hex(0, 4)}-${hex(4, 6)}-${hex(6, 8)}-${hex(8, 10)}-${hex(10, UUID_BYTES)}`;
+  return uuidText(source, start);
 }
 
 /** End of the ordered-binary string at `start`: its separator, or `end`. */
