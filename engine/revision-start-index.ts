@@ -7,6 +7,7 @@
  * neither for current revisions (resource-value-index.ts). `generic`, which
  * sees every resource, merges the walks of every type.
  */
+import type { Key as LmdbKey } from 'lmdb';
 import type { IndexTarget } from './resource-index-keys.js';
 import type { ResourceRecord } from './resource-search.js';
 import type { Storage } from './storage.js';
@@ -21,6 +22,14 @@ const SMALL_COUNT = 1_000;
 export interface StartRange {
   readonly lo?: number | undefined;
   readonly hi?: number | undefined;
+}
+
+/** The keys of `type`'s resources with `revision_start` in `range`. */
+function bounds(type: string, range: StartRange): { start: LmdbKey; end: LmdbKey } {
+  return {
+    start: range.lo === undefined ? [type] : [type, range.lo],
+    end: range.hi === undefined ? [type, Number.POSITIVE_INFINITY] : [type, range.hi, TOP_ID],
+  };
 }
 
 export class RevisionStartIndex {
@@ -49,11 +58,7 @@ export class RevisionStartIndex {
   }
 
   private keys(type: string, range: StartRange, limit?: number): Iterable<Key> {
-    return this.storage.resourcesByRevisionStart.getKeys({
-      start: range.lo === undefined ? [type] : [type, range.lo],
-      end: range.hi === undefined ? [type, Number.POSITIVE_INFINITY] : [type, range.hi, TOP_ID],
-      ...(limit === undefined ? {} : { limit }),
-    }) as Iterable<Key>;
+    return this.storage.resourcesByRevisionStart.getKeys({ ...bounds(type, range), ...(limit === undefined ? {} : { limit }) }) as Iterable<Key>;
   }
 
   /** Whether any resource is of `type` (its own, `generic` not seeing the others). */
@@ -75,10 +80,7 @@ export class RevisionStartIndex {
       if (cap - n < SMALL_COUNT) {
         for (const _ of this.keys(t, range, cap - n + 1)) n++;
       } else {
-        n += this.storage.resourcesByRevisionStart.getCount({
-          start: range.lo === undefined ? [t] : [t, range.lo],
-          end: range.hi === undefined ? [t, Number.POSITIVE_INFINITY] : [t, range.hi, TOP_ID],
-        });
+        n += this.storage.resourcesByRevisionStart.getCount(bounds(t, range));
       }
     }
     return n;
