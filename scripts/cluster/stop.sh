@@ -9,7 +9,7 @@
 #   QUIT is PostgreSQL's immediate shutdown (crash recovery at the next start). KILL goes to every process
 #   of the engine at once: a crash. With any other SIGNAL or none, what a PostgreSQL killed earlier left
 #   behind is removed (see below).
-# Returns once every process is gone. One still there after STOP_TIMEOUT seconds (default 10) is killed,
+# Returns once every process is gone. One still there after STOP_TIMEOUT seconds (default 30: a radosgw on a loaded machine has taken more than 10 to exit) is killed,
 # and the script then exits 1.
 set -uo pipefail
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 DIR [SIGNAL]" >&2; exit 2; }
@@ -69,7 +69,7 @@ else
   kill -"$SIG" $mains || exit 1
 fi
 
-deadline=$((SECONDS + ${STOP_TIMEOUT:-10}))
+deadline=$((SECONDS + ${STOP_TIMEOUT:-30}))
 while left=$(remaining "$pids") && [ -n "$left" ]; do
   # A crash leaves nothing behind, not even a child forked while the others were being killed.
   # shellcheck disable=SC2086
@@ -77,7 +77,7 @@ while left=$(remaining "$pids") && [ -n "$left" ]; do
   if [ $SECONDS -ge $deadline ]; then
     # shellcheck disable=SC2086
     kill -KILL $left 2>/dev/null
-    echo "stop.sh: $DIR still running after ${STOP_TIMEOUT:-10} s, killed:" $left >&2
+    echo "stop.sh: $DIR still running after ${STOP_TIMEOUT:-30} s, killed:" $left >&2
     exit 1
   fi
   sleep 0.02
