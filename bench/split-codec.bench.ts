@@ -119,12 +119,40 @@ export function makeShape(name: ShapeName, seed = 1, periods = POINTS_PER_SPLIT)
   return { description, key: KEY, granularity: GRANULARITY, data: aggregate(times, values, KEY, GRANULARITY) };
 }
 
+/**
+ * What a processing thread encodes most: a chunk of an open split under the
+ * default policy (mean, min, max, sum, std, count of 5-minute periods), here
+ * of a 2-decimal gauge sampled every 60 s. Its std is the one column of
+ * floats that are not decimals.
+ */
+export function defaultPolicyChunk(seed = 1, periods = 187): Shape {
+  const rand = random(seed);
+  const granularity = 5 * GRANULARITY;
+  const columns = Array.from({ length: 6 }, () => new Float64Array(periods));
+  const timestamps = new Float64Array(periods);
+  for (let p = 0; p < periods; p++) {
+    timestamps[p] = KEY + p * granularity;
+    const xs = Array.from({ length: 5 }, () => gauge(rand));
+    const sum = xs.reduce((a, b) => a + b);
+    const mean = sum / xs.length;
+    const std = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
+    [mean, Math.min(...xs), Math.max(...xs), sum, std, xs.length].forEach((value, j) => (columns[j][p] = value));
+  }
+  return {
+    description: 'default policy chunk: mean, min, max, sum, std, count of 5 gauge samples',
+    key: KEY,
+    granularity,
+    data: { timestamps, columns, present: columns.map(() => null) },
+  };
+}
+
 export async function run(): Promise<void> {
   // The 10-period split shows the fixed cost of one call, paid by every
   // sealed split however few points it holds.
   const cases = [
     ...(['counter', 'gauge', 'sparse'] as const).map((name) => ({ label: name, shape: makeShape(name) })),
     { label: 'gauge, 10 periods', shape: makeShape('gauge', 1, 10) },
+    { label: 'default policy chunk', shape: defaultPolicyChunk() },
   ].map(({ label, shape }) => ({ label, shape, bytes: encodeSplit(shape.key, shape.granularity, shape.data) }));
   const bench = new Bench({ name: 'split codec' });
   for (const { label, shape: { key, granularity, data }, bytes } of cases) {

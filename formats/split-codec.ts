@@ -418,7 +418,7 @@ function planValues(values: Float64Array, mask: Uint8Array | null): ColumnPlan {
     }
   }
   const split = byteSplit(best.words);
-  if (best.params.id === DELTA) return { params: best.params, stored: split };
+  if (best.params.id === DELTA || !repeatsLowWords(bits, mask)) return { params: best.params, stored: split };
   // Floats that are not decimals may still repeat whole or in long runs of
   // bytes (a mean of decimals, a gauge with few levels): ZSTD finds those in
   // the raw layout, which the plane estimate cannot see, so let it judge.
@@ -427,6 +427,49 @@ function planValues(values: Float64Array, mask: Uint8Array | null): ColumnPlan {
     ? { params: { id: RAW }, stored: plain }
     : { params: best.params, stored: split };
 }
+
+/**
+ * Whether at least 1/8 of the present values share their low 32 bits with
+ * an earlier one. The raw layout only beats the byte planes when ZSTD finds
+ * such repeats (values from a small set, a mantissa repeating like a
+ * third's); without them its two trial compressions, a quarter of a chunk's
+ * encode, are skipped (a standard deviation never repeats).
+ */
+function repeatsLowWords(bits: Uint32Array, mask: Uint8Array | null): boolean {
+  const n = bits.length / 2;
+  let present = 0;
+  for (let i = 0; i < n; i++) if (isPresent(mask, i)) present++;
+  const wanted = Math.max(1, Math.ceil(present / 8));
+  let shift = 32;
+  while (1 << (32 - shift) < 2 * n) shift--;
+  const size = 1 << (32 - shift);
+  if (seenWords.length < size) {
+    seenWords = new Uint32Array(size);
+    seenMarks = new Uint32Array(size);
+  }
+  // A new mark per call empties the table without clearing it.
+  mark = mark === 0xffffffff ? 1 : mark + 1;
+  if (mark === 1) seenMarks.fill(0);
+  let repeats = 0;
+  for (let i = 0; i < n; i++) {
+    if (!isPresent(mask, i)) continue;
+    const lo = bits[2 * i];
+    let slot = Math.imul(lo, 0x9e3779b1) >>> shift;
+    while (seenMarks[slot] === mark && seenWords[slot] !== lo) slot = (slot + 1) & (size - 1);
+    if (seenMarks[slot] !== mark) {
+      seenMarks[slot] = mark;
+      seenWords[slot] = lo;
+    } else if (++repeats >= wanted) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** repeatsLowWords' open-addressing table: a slot is taken in the call whose mark it holds. */
+let seenWords = new Uint32Array(0);
+let seenMarks = new Uint32Array(0);
+let mark = 0;
 
 /**
  * Estimated compressed size of the byte-split words: the order-0 entropy of

@@ -86,6 +86,24 @@ function walk(start: number): (rand: () => number) => number {
   return (rand) => (v *= 1 + 1e-4 * (rand() - 0.5));
 }
 
+function decimals(rand: () => number): number {
+  return Math.round(rand() * 10_000) / 100;
+}
+
+function meanOfThreeDecimals(rand: () => number): number {
+  return (decimals(rand) + decimals(rand) + decimals(rand)) / 3;
+}
+
+function stdOfFiveDecimals(rand: () => number): number {
+  const xs = Array.from({ length: 5 }, () => decimals(rand));
+  const mean = xs.reduce((a, b) => a + b) / 5;
+  return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / 4);
+}
+
+function everyNth(n: number, step: number): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (i % step === 0 ? 1 : 0));
+}
+
 describe.each(CONTAINERS)('%s round trip', (_container, encode) => {
   const roundTrip = (key: number, granularity: number, data: SplitColumns): SplitColumns =>
     decodeSplit(encode(key, granularity, data), key, granularity, data.columns.length);
@@ -237,6 +255,9 @@ describe('encoding choice', () => {
     ['xor', 'a slow random walk of huge integers', oneColumn(sample(3600, 8, walk(1e17))), 0],
     ['bytesplit', 'uniform tiny floats', oneColumn(sample(3600, 6, (rand) => 1e-20 * (1 + rand()))), 0],
     ['raw', 'floats repeating from a small set', oneColumn(sample(3600, 7, (rand) => Math.floor(rand() * 50) / 7)), 0],
+    ['raw', 'means of three decimals (values seldom repeat, a third\'s mantissa does)', oneColumn(sample(3600, 9, meanOfThreeDecimals)), 0],
+    ['raw', 'floats from a small set, most rows absent', oneColumn(sample(3600, 10, (rand) => Math.floor(rand() * 50) / 7), everyNth(3600, 10)), 0],
+    ['bytesplit', 'standard deviations of five decimals', oneColumn(sample(3600, 11, stdOfFiveDecimals)), 0],
   ];
   it.each(picks)('picks %s for %s', (encoding, _, data, column) => {
     const bytes = encodeSplit(0, MINUTE, data);
