@@ -10,6 +10,7 @@ import { defaultArchivePolicies, type ArchivePolicy } from './archive-policy.js'
 import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, BadRequest, NoSuchMetric, StorageFull } from './errors.js';
 import type { MetricRecord } from './index.js';
 import { fullCollection, IdleCollection } from './idle-collection.js';
+import { mallocTrim } from './malloc-trim.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
@@ -204,10 +205,14 @@ export class Engine {
       activity: this.activity,
       ...(options.cluster === undefined ? {} : { leaseMs: options.cluster.leaseMs }),
     });
+    const collect = fullCollection();
     this.idleCollection = new IdleCollection({
       work: () => this.activity.measuresAccepted + this.activity.measuresProcessed,
       idle: () => this.processor.pendingMeasureCount() === 0,
-      collect: fullCollection(),
+      collect: () => {
+        collect();
+        mallocTrim();
+      },
     });
     this.idleCollection.start();
   }
