@@ -213,6 +213,10 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   const root = open({
     path,
     maxDbs: 64,
+    // Open-split chunks (~1 KB) and metric states pack more to a page (bench:footprint p60, bench/RESULTS.md
+    // "8 KB pages, session 16"). LMDB fixes the size when it creates the file: older directories keep 4 KB.
+    // Keys keep the engine's limit whatever the size (key-limit.ts).
+    pageSize: 8192,
     mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
     readOnly: options.readOnly ?? false,
   });
