@@ -31,7 +31,7 @@ export const MAX_STORAGE_KEY_BYTES = 1978;
  */
 export class StorageKeyTooLong extends RangeError {
   constructor() {
-    super('Key does not fit in the key buffer');
+    super(`Key over the ${MAX_STORAGE_KEY_BYTES} bytes of a storage key`);
   }
 }
 
