@@ -13,6 +13,7 @@
 import type { Key } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { moveFormat1Incoming } from './incoming-upgrade.js';
+import { MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, type Storage } from './storage.js';
 import { bufferToKeyValue, keyValueToBuffer } from './uuid-keys.js';
@@ -24,8 +25,6 @@ const WITHOUT_BY_TYPE_FORMAT = 7;
 const RETIRED_BY_TYPE = 'resources_by_type';
 /** Records read at a time: what the rewrite holds in memory stays bounded whatever the database's size. */
 const REKEY_BATCH = 10_000;
-/** Above LMDB's largest key (511 bytes by default, lmdb-js builds 1978). */
-const MAX_KEY_BYTES = 4096;
 
 /**
  * The database with its keys as bytes. Never open one of ID_KEYED_DBS with
@@ -49,7 +48,8 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
   const raw = rawKeys(storage, name);
   const keyed = storage.root.openDB<Buffer, Key>({ ...idKeyed(name), encoding: 'binary' });
   const encoder = ID_KEYED_DBS[name]!;
-  const scratch = Buffer.allocUnsafe(MAX_KEY_BYTES);
+  // Keys of any directory are within the engine's limit (its 4 KB pages' own), and a rewrite only shortens them.
+  const scratch = Buffer.allocUnsafe(MAX_STORAGE_KEY_BYTES);
   let after: Buffer | undefined;
   for (;;) {
     const batch = [...raw.getRange(after === undefined ? { limit: REKEY_BATCH + 1 } : { start: after, limit: REKEY_BATCH + 1 })]

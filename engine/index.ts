@@ -281,8 +281,10 @@ export class Index {
         );
       }
       const renamed = { ...rule, name: newName };
-      void this.storage.rules.remove(name);
+      // The new key first: a name too long to be stored (StorageKeyTooLong) then leaves the rule as it
+      // was, as lmdb-js commits an async transaction's writes made before a throw.
       void this.storage.rules.put(newName, renamed);
+      if (newName !== name) void this.storage.rules.remove(name);
       return renamed;
     });
   }

@@ -68,9 +68,10 @@ export const TAIL_CHUNK_POINTS = 256;
 
 /**
  * An open split's chunk grows (each freeze re-encoding it, at ~0.1 µs a
- * row) until it holds this many bytes, about a quarter of an LMDB page: past
- * half a page a value takes pages of its own. The ~40 bytes of key and
- * header a chunk costs are then small beside it.
+ * row) until it holds this many bytes, an eighth of an LMDB page (a quarter
+ * in a directory made with 4 KB pages): well under the half page past which
+ * a value takes pages of its own. The ~40 bytes of key and header a chunk
+ * costs are then small beside it.
  */
 export const CHUNK_BYTES = 1024;
 

@@ -7,9 +7,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RangeIterable, type RootDatabase } from 'lmdb';
+import { open, type Database, type DatabaseOptions, type Key, type RangeIterable, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import type { MetricRecord } from './index.js';
+import { limitKeyLength } from './key-limit.js';
 import { fieldsEncoder } from './record-codec.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
 import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uuid-keys.js';
@@ -212,27 +213,33 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   const root = open({
     path,
     maxDbs: 64,
+    // Open-split chunks (~1 KB) and metric states pack more to a page (bench:footprint p60, bench/RESULTS.md
+    // "8 KB pages, session 16"). LMDB fixes the size when it creates the file: older directories keep 4 KB.
+    // Keys keep the engine's limit whatever the size (key-limit.ts).
+    pageSize: 8192,
     mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
     readOnly: options.readOnly ?? false,
   });
+  // Every database, not only those keyed by names: a key that holds no request's text never nears the limit.
+  const db = <V, K extends Key>(dbOptions: DatabaseOptions & { name: string }) => limitKeyLength(root.openDB<V, K>(dbOptions));
   const storage: Storage = {
     root,
-    meta: root.openDB({ name: 'meta', encoding: 'msgpack' }),
-    policies: root.openDB({ name: 'policies', encoding: 'msgpack' }),
-    rules: root.openDB({ name: 'rules', encoding: 'msgpack' }),
-    metrics: new KeyedRecords(root.openDB<MetricRecord, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
-    incoming: root.openDB({ name: 'incoming', encoding: 'binary' }),
-    incomingBatches: root.openDB({ name: 'incoming_batches', encoding: 'binary' }),
-    states: root.openDB({ ...idKeyed('metric_state'), encoding: 'binary' }),
-    splits: root.openDB({ name: 'splits', encoding: 'binary' }),
-    stateChunks: root.openDB({ ...idKeyed('state_chunks'), encoding: 'binary' }),
-    resourceTypes: root.openDB({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: new KeyedRecords(root.openDB<ResourceRecord, string>({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
-    resourceHistory: root.openDB({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
-    resourcesByRevisionStart: root.openDB({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
-    resourceValues: root.openDB({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
-    resourceHistoryValues: root.openDB({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),
-    metricsByResource: root.openDB({ ...idKeyed('metrics_by_resource'), ...withEncoder(idValues) }),
+    meta: db({ name: 'meta', encoding: 'msgpack' }),
+    policies: db({ name: 'policies', encoding: 'msgpack' }),
+    rules: db({ name: 'rules', encoding: 'msgpack' }),
+    metrics: new KeyedRecords(db<MetricRecord, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
+    incoming: db({ name: 'incoming', encoding: 'binary' }),
+    incomingBatches: db({ name: 'incoming_batches', encoding: 'binary' }),
+    states: db({ ...idKeyed('metric_state'), encoding: 'binary' }),
+    splits: db({ name: 'splits', encoding: 'binary' }),
+    stateChunks: db({ ...idKeyed('state_chunks'), encoding: 'binary' }),
+    resourceTypes: db({ name: 'resource_types', encoding: 'msgpack' }),
+    resources: new KeyedRecords(db<ResourceRecord, string>({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
+    resourceHistory: db({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
+    resourcesByRevisionStart: db({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
+    resourceValues: db({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
+    resourceHistoryValues: db({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),
+    metricsByResource: db({ ...idKeyed('metrics_by_resource'), ...withEncoder(idValues) }),
     close: () => root.close(),
   };
   if (!options.readOnly) {

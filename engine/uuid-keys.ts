@@ -17,6 +17,7 @@
  * a shorter key.
  */
 import { bufferToKeyValue, keyValueToBuffer } from 'lmdb';
+import { StorageKeyTooLong } from './key-limit.js';
 import { uuidText } from './uuid-text.js';
 
 export { bufferToKeyValue, keyValueToBuffer };
@@ -40,15 +41,9 @@ const DASH = 45;
 const isDashAt = (i: number) => i === 8 || i === 13 || i === 18 || i === 23;
 
 /**
- * A key longer than lmdb-js' key buffer (about 4 KB; LMDB itself takes at
- * most 1978 bytes): as lmdb-js' own encoder, refused before it is written.
+ * A key past the end of `target` (lmdb-js' key buffer, about 4 KB for a
+ * lookup) is refused as lmdb-js' own encoder refuses it, before it is written.
  */
-export class StorageKeyTooLong extends RangeError {
-  constructor() {
-    super('Key does not fit in the key buffer');
-  }
-}
-
 function fits(target: Uint8Array, end: number): void {
   if (end > target.length) throw new StorageKeyTooLong();
 }

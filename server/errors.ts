@@ -9,7 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { BacklogFull, EngineError, EngineUnavailable, type ErrorDescription } from '../engine/errors.js';
-import { StorageKeyTooLong } from '../engine/uuid-keys.js';
+import { MAX_STORAGE_KEY_BYTES, StorageKeyTooLong } from '../engine/key-limit.js';
 import { acceptableOffers } from '../formats/accept.js';
 import { FormatError } from '../formats/errors.js';
 import { pyJson, pyRepr } from '../formats/json.js';
@@ -50,20 +50,15 @@ const PAGES: Record<number, Page> = {
   507: { title: 'Insufficient Storage', explanation: 'There was not enough space to save the resource' },
 };
 
-/** The longest key, in bytes, LMDB accepts as built by lmdb-js. */
-const MAX_STORAGE_KEY_BYTES = 1978;
-
 /**
- * LMDB refuses keys over its size limit when writing ("maximum key size",
- * "Key ... too large"), and lmdb-js cannot even encode a lookup key of more
+ * The engine refuses keys over its limit when writing (StorageKeyTooLong,
+ * engine/key-limit.ts), and lmdb-js cannot even encode a lookup key of more
  * than about 4 KB ("String does not fit in target buffer", a RangeError, or
  * StorageKeyTooLong from the UUID key encoders): either way a name or id
  * from the request is too long to be a storage key.
  */
 function isStorageKeyTooLong(error: Error): boolean {
-  return /maximum key size|Key (of size \d+ )?was too large/.test(error.message) ||
-    error instanceof StorageKeyTooLong ||
-    (error instanceof RangeError && error.message === 'String does not fit in target buffer');
+  return error instanceof StorageKeyTooLong || (error instanceof RangeError && error.message === 'String does not fit in target buffer');
 }
 
 /** An HTTP-level refusal (auth, negotiation) raised by the server itself. */

@@ -19,7 +19,8 @@ import { decodeKey } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
 import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
 import { validateResourceQuery } from '../../formats/resource-query.js';
-import { idFirstKeys, idKeys, idLastKeys, idValues, StorageKeyTooLong, type KeyEncoder } from '../../engine/uuid-keys.js';
+import { StorageKeyTooLong } from '../../engine/key-limit.js';
+import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from '../../engine/uuid-keys.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;

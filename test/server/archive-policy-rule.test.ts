@@ -95,6 +95,7 @@ describe('archive policy rule CRUD', () => {
     const res = await json(t.app, 'PATCH', `/v1/archive_policy_rule/${name}`, { name });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(name);
+    expect((await json(t.app, 'GET', `/v1/archive_policy_rule/${name}`)).status, 'still there').toBe(200);
   });
 
   it('refuses a rename to an existing name with Gnocchi\'s message', async () => {

@@ -1,6 +1,6 @@
 // Names and ids too long to be storage keys, in the path or in the body, on
-// every route that looks them up or stores them. LMDB keys are at most 1978
-// bytes, and lmdb-js cannot even encode a lookup key past about 4 KB (a
+// every route that looks them up or stores them. The engine stores keys of
+// at most 1978 bytes (engine/key-limit.ts), and lmdb-js cannot even encode a lookup key past about 4 KB (a
 // RangeError): a 2047-character name is short enough for the router but, in
 // a 2- or 3-byte UTF-8 script, too long for either. Found by the hostile
 // input property (seed 297264275): GET /v1/archive_policy_rule/<2047 x
