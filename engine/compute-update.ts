@@ -114,7 +114,7 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
   // Points already in order without repeats (the usual case) are taken as they are.
   if (strictlyIncreasing(points.timestamps)) return points;
   const runs = disjointRuns(points.timestamps, ends);
-  if (runs !== null) return concatRuns(points, runs, alloc);
+  if (runs !== null) return concatRuns(points, ends, runs, alloc);
   const ts = points.timestamps;
   const vs = points.values;
   const n = ts.length;
@@ -147,42 +147,47 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
   return { timestamps: outT.subarray(0, m), values: outV.subarray(0, m) };
 }
 
-/** A push's points, from `start` to `end`, in the received series. */
-interface Run {
-  start: number;
-  end: number;
-}
-
 /**
  * The pushes in timestamp order when each is strictly increasing and none
  * overlaps another (a collector's requests in flight overtaking each other:
  * consecutive stretches of a series, noted out of order); else null. No
- * timestamp then repeats, so the order alone is the answer.
+ * timestamp then repeats, so the order alone is the answer. Each push is
+ * named by its index in `ends`; empty ones are left out.
  */
-function disjointRuns(ts: Float64Array, ends: readonly number[]): Run[] | null {
-  const runs: Run[] = [];
+function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | null {
+  // A time-major batch holds a point per push of a few dozen pushes: no object per push, nor a splice.
+  const runs = new Uint32Array(ends.length);
+  let n = 0;
   for (let k = 0, start = 0; k < ends.length; start = ends[k]!, k++) {
     const end = ends[k]!;
     if (end === start) continue;
     for (let i = start + 1; i < end; i++) if (!(ts[i]! > ts[i - 1]!)) return null;
     // Insertion by first timestamp: a batch holds a few dozen pushes of a metric at most.
-    let j = runs.length;
-    for (; j > 0 && ts[runs[j - 1]!.start]! > ts[start]!; j--);
-    runs.splice(j, 0, { start, end });
+    let j = n++;
+    for (; j > 0 && ts[runStart(ends, runs[j - 1]!)]! > ts[start]!; j--) runs[j] = runs[j - 1]!;
+    runs[j] = k;
   }
-  for (let k = 1; k < runs.length; k++) if (!(ts[runs[k]!.start]! > ts[runs[k - 1]!.end - 1]!)) return null;
-  return runs;
+  for (let r = 1; r < n; r++) if (!(ts[runStart(ends, runs[r]!)]! > ts[ends[runs[r - 1]!]! - 1]!)) return null;
+  return runs.subarray(0, n);
 }
 
-function concatRuns(points: Series, runs: readonly Run[], alloc: Float64Alloc): Series {
+function runStart(ends: readonly number[], k: number): number {
+  return k === 0 ? 0 : ends[k - 1]!;
+}
+
+function concatRuns(points: Series, ends: readonly number[], runs: Uint32Array, alloc: Float64Alloc): Series {
   const n = points.timestamps.length;
   const timestamps = alloc(n);
   const values = alloc(n);
+  const { timestamps: ts, values: vs } = points;
   let at = 0;
-  for (const { start, end } of runs) {
-    timestamps.set(points.timestamps.subarray(start, end), at);
-    values.set(points.values.subarray(start, end), at);
-    at += end - start;
+  // Element by element: runs are mostly a point or a few, where two subarray views per run cost several times the copy.
+  for (let r = 0; r < runs.length; r++) {
+    const k = runs[r]!;
+    for (let i = runStart(ends, k), end = ends[k]!; i < end; i++, at++) {
+      timestamps[at] = ts[i]!;
+      values[at] = vs[i]!;
+    }
   }
   return { timestamps, values };
 }
