@@ -171,6 +171,13 @@ function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | 
   return runs.subarray(0, n);
 }
 
+/**
+ * Runs longer than this are copied as blocks; shorter ones (time-major
+ * pushes: a point or a few) element by element, where two subarray views
+ * per run cost several times the copy.
+ */
+const LONG_RUN = 32;
+
 function runStart(ends: readonly number[], k: number): number {
   return k === 0 ? 0 : ends[k - 1]!;
 }
@@ -181,10 +188,17 @@ function concatRuns(points: Series, ends: readonly number[], runs: Uint32Array, 
   const values = alloc(n);
   const { timestamps: ts, values: vs } = points;
   let at = 0;
-  // Element by element: runs are mostly a point or a few, where two subarray views per run cost several times the copy.
   for (let r = 0; r < runs.length; r++) {
     const k = runs[r]!;
-    for (let i = runStart(ends, k), end = ends[k]!; i < end; i++, at++) {
+    const start = runStart(ends, k);
+    const end = ends[k]!;
+    if (end - start > LONG_RUN) {
+      timestamps.set(ts.subarray(start, end), at);
+      values.set(vs.subarray(start, end), at);
+      at += end - start;
+      continue;
+    }
+    for (let i = start; i < end; i++, at++) {
       timestamps[at] = ts[i]!;
       values[at] = vs[i]!;
     }
