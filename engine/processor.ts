@@ -82,6 +82,13 @@ export interface ProcessorOptions {
   runner: JobRunner;
   /** How many runner calls may be in flight (the worker count). */
   parallelism: number;
+  /**
+   * Runner calls handed over beyond `parallelism`, waiting for a worker (0
+   * or absent: none). A worker's next batch is then read and packed on this
+   * thread while it runs the last, rather than after it answered: in a
+   * backlog's drain the worker waited for that ~14% of the time.
+   */
+  queued?: number;
   /** Milliseconds between processing rounds when idle. */
   intervalMs: number;
   /**
@@ -532,7 +539,7 @@ export class Processor {
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
     // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
     const due = this.oldestNoted() <= cutoff || this.hurrying();
-    while (due && this.running < parallelism) {
+    while (due && this.running < parallelism + (this.options.queued ?? 0)) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
