@@ -89,8 +89,8 @@ export interface ProcessorOptions {
    * rather than after it answered, as when a backlog drains after a burst.
    * Not while pushes arrive: a batch taken before the worker is free holds
    * fewer of its metrics' pushes than one taken then, and processing the
-   * same points in more, smaller updates cost line protocol and remote
-   * write ~10% more CPU.
+   * same points in more, smaller updates cost line protocol ~10% more CPU
+   * (bench:protocols influx).
    */
   queued?: number;
   /** Milliseconds between processing rounds when idle. */
