@@ -178,6 +178,18 @@ export class Index {
     private readonly onPoliciesChanged: () => void = () => {},
   ) {}
 
+  /**
+   * Runs `f` in a write transaction of its own that an error thrown by `f`
+   * rolls back whole: lmdb-js' `transaction()` would commit the writes `f`
+   * made before it threw (a check after a write: a name too long to be
+   * stored, StorageKeyTooLong, on a later put). A child transaction of the
+   * next batched commit, so that it costs no commit of its own; lmdb-js
+   * offers it without `cache` and `useWritemap` (engine/storage.ts).
+   */
+  private write<T>(f: () => T): Promise<T> {
+    return this.storage.root.childTransaction(f);
+  }
+
   getPolicy(name: string): ArchivePolicy | undefined {
     const cached = this.policies.get(name);
     if (cached !== undefined) return cached;
@@ -195,7 +207,7 @@ export class Index {
     return this.policies.changing(async () => {
       for (const name of names) this.policies.drop(name);
       try {
-        return await this.storage.root.transaction(write);
+        return await this.write(write);
       } finally {
         this.onPoliciesChanged();
       }
@@ -261,7 +273,7 @@ export class Index {
   }
 
   createRule(rule: ArchivePolicyRule): Promise<ArchivePolicyRule> {
-    return this.storage.root.transaction(() => {
+    return this.write(() => {
       if (this.getPolicy(rule.archivePolicyName) === undefined) {
         throw new BadRequest({ cause: 'Archive policy does not exist', detail: rule.archivePolicyName });
       }
@@ -272,7 +284,7 @@ export class Index {
   }
 
   renameRule(name: string, newName: string): Promise<ArchivePolicyRule> {
-    return this.storage.root.transaction(() => {
+    return this.write(() => {
       const rule = this.getRule(name);
       if (rule === undefined) throw new NoSuchArchivePolicyRule(name);
       if (newName !== name && this.getRule(newName) !== undefined) {
@@ -281,8 +293,6 @@ export class Index {
         );
       }
       const renamed = { ...rule, name: newName };
-      // The new key first: a name too long to be stored (StorageKeyTooLong) then leaves the rule as it
-      // was, as lmdb-js commits an async transaction's writes made before a throw.
       void this.storage.rules.put(newName, renamed);
       if (newName !== name) void this.storage.rules.remove(name);
       return renamed;
@@ -290,7 +300,7 @@ export class Index {
   }
 
   deleteRule(name: string): Promise<void> {
-    return this.storage.root.transaction(() => {
+    return this.write(() => {
       if (this.getRule(name) === undefined) throw new NoSuchArchivePolicyRule(name);
       void this.storage.rules.remove(name);
     });
@@ -339,7 +349,7 @@ export class Index {
 
   /** An asynchronous write transaction that may change metric records. */
   private metricTransaction<T>(f: () => T): Promise<T> {
-    return this.changingMetrics(() => this.storage.root.transaction(f));
+    return this.changingMetrics(() => this.write(f));
   }
 
   createMetric(metric: MetricRecord): Promise<MetricRecord> {

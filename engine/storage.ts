@@ -219,6 +219,8 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     pageSize: 8192,
     mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
     readOnly: options.readOnly ?? false,
+    // Neither `cache` nor `useWritemap`: lmdb-js has no child transactions with them, and the index's writes
+    // need theirs to roll back when a check fails after a write (engine/index.ts write).
   });
   // Every database, not only those keyed by names: a key that holds no request's text never nears the limit.
   const db = <V, K extends Key>(dbOptions: DatabaseOptions & { name: string }) => limitKeyLength(root.openDB<V, K>(dbOptions));
