@@ -196,8 +196,6 @@ export class Engine {
       index: this.index,
       runner,
       parallelism: Math.max(1, options.workers),
-      // Inline, a batch waiting would run on this thread anyway.
-      queued: options.workers > 0 ? 1 : 0,
       intervalMs: options.processingIntervalMs,
       reorderWindowMs: options.reorderWindowMs ?? 0,
       settleAfterMs: options.settleAfterMs ?? 0,

@@ -82,17 +82,6 @@ export interface ProcessorOptions {
   runner: JobRunner;
   /** How many runner calls may be in flight (the worker count). */
   parallelism: number;
-  /**
-   * Runner calls handed over beyond `parallelism`, waiting for a worker,
-   * while no push is being received (0 or absent: none). A worker's next
-   * batch is then read and packed on this thread while it runs the last,
-   * rather than after it answered, as when a backlog drains after a burst.
-   * Not while pushes arrive: a batch taken before the worker is free holds
-   * fewer of its metrics' pushes than one taken then, and processing the
-   * same points in more, smaller updates cost line protocol ~10% more CPU
-   * (bench:protocols influx).
-   */
-  queued?: number;
   /** Milliseconds between processing rounds when idle. */
   intervalMs: number;
   /**
@@ -543,8 +532,7 @@ export class Processor {
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
     // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
     const due = this.oldestNoted() <= cutoff || this.hurrying();
-    const queued = this.receipts.size === 0 ? (this.options.queued ?? 0) : 0;
-    while (due && this.running < parallelism + queued) {
+    while (due && this.running < parallelism) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
