@@ -11,6 +11,7 @@ import { AggregationDoesNotExist, AggregationMethodDoesNotExist, BacklogFull, Ba
 import type { MetricRecord } from './index.js';
 import { fullCollection, IdleCollection } from './idle-collection.js';
 import { mallocTrim } from './malloc-trim.js';
+import { releaseRecordCaches } from './process-metrics.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
@@ -209,9 +210,17 @@ export class Engine {
     this.idleCollection = new IdleCollection({
       work: () => this.activity.measuresAccepted + this.activity.measuresProcessed,
       idle: () => this.processor.pendingMeasureCount() === 0,
+      // The record caches go first (their backlog is processed), so that the trim gives back their pages too.
       collect: () => {
+        if (this.pool === undefined) {
+          releaseRecordCaches();
+          collect();
+          mallocTrim();
+          return;
+        }
         collect();
-        mallocTrim();
+        // A pool being destroyed (the engine closing) refuses the tasks: nothing to give back then.
+        this.pool.release().then(mallocTrim, () => {});
       },
     });
     this.idleCollection.start();

@@ -16,6 +16,13 @@ export interface WorkerRunner {
   run: JobRunner;
   /** piscina's utilization: task time over the pool's capacity since it started. */
   utilization(): number;
+  /**
+   * The workers let go of their record caches (the backlog is processed):
+   * each idle one takes one of as many tasks as there are threads (a busy
+   * one may leave its task to another and keep its cache until the next
+   * call). Resolves to the threads that took them.
+   */
+  release(): Promise<number[]>;
   destroy(): Promise<void>;
 }
 
@@ -37,6 +44,11 @@ export interface ProcessTask extends Lease {
   refs: Float64Array;
   /** ProcessJob.settle, the same for every job of a batch: the processor settles metrics in batches of their own. */
   settle?: number;
+}
+
+/** Asks a worker to let go of what it keeps for a backlog (its record caches), once the backlog is processed. */
+export interface ReleaseTask {
+  release: true;
 }
 
 export function toTask(drivers: DriversLocation, jobs: ProcessJob[], { shard, fence }: Lease): ProcessTask {
@@ -125,6 +137,7 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
         throw revived(err);
       }),
     utilization: () => pool.utilization,
+    release: () => Promise.all(Array.from({ length: threads }, () => pool.run({ release: true } satisfies ReleaseTask) as Promise<number>)),
     destroy: () => pool.destroy(),
   };
 }

@@ -53,12 +53,19 @@ function mostLooseRows(granularities: readonly GranularityState[]): number {
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
-const recordCaches = new WeakMap<IncomingLog, RecordCache>();
+const recordCaches = new Map<IncomingLog, RecordCache>();
 
 function recordCache(incoming: IncomingLog): RecordCache {
   let cache = recordCaches.get(incoming);
   if (cache === undefined) recordCaches.set(incoming, (cache = new RecordCache()));
   return cache;
+}
+
+/** Empties this thread's record caches (the backlog is processed); whether they all let their records go. */
+export function releaseRecordCaches(): boolean {
+  let released = true;
+  for (const cache of recordCaches.values()) released = cache.release() && released;
+  return released;
 }
 
 /**

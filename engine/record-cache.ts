@@ -168,6 +168,21 @@ export class RecordCache {
     return this.buffer.subarray(kept.start, kept.start + kept.length);
   }
 
+  /**
+   * Lets every record and the buffer go, once the backlog they were kept for
+   * is processed: the buffer's pages stay resident otherwise, up to the
+   * bound, for as long as the thread waits for work. False, keeping them,
+   * while a fetch is under way.
+   */
+  release(): boolean {
+    if (this.inFlight.size > 0) return false;
+    this.records.clear();
+    this.placed.length = 0;
+    this.bytes = 0;
+    this.buffer = undefined;
+    return true;
+  }
+
   /** Bytes kept. */
   get size(): number {
     return this.bytes;

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
-import { fromTask, packResults, toTask, unpackResults } from '../../engine/pool.js';
+import { createWorkerRunner, fromTask, packResults, toTask, unpackResults } from '../../engine/pool.js';
 
 const policy = (name: string): ArchivePolicy =>
   ({ name, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] }) as ArchivePolicy;
@@ -24,5 +28,21 @@ describe('worker tasks', () => {
     ]],
   ])('carry %s back as they were', (_name, results) => {
     expect(unpackResults(structuredClone(packResults(results)))).toEqual(results);
+  });
+});
+
+describe('worker runner', () => {
+  it('asks every idle worker thread once to let go of its record caches', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-pool-'));
+    const runner = createWorkerRunner({ kind: 'lmdb', dataDir }, 3);
+    const distinct = async () => new Set(await runner.release()).size;
+    try {
+      // Until every thread is up, one that is may take two tasks: the engine asks at the end of a burst.
+      for (let wait = 0; wait < 100 && (await distinct()) < 3; wait++) await sleep(100);
+      for (let round = 0; round < 3; round++) expect(await distinct()).toBe(3);
+    } finally {
+      await runner.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

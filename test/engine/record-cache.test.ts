@@ -117,6 +117,31 @@ describe('RecordCache', () => {
     expect(cache.size).toBe(40);
   });
 
+  it('lets every record go on release, and reads them from the log again after', async () => {
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(100);
+    await fetched(cache, log, [1, 2]);
+    expect(cache.release()).toBe(true);
+    expect(cache.size).toBe(0);
+    expect(await fetched(cache, log, [1, 2])).toEqual([[1, [1]], [2, [2]]]);
+    expect(reads).toEqual([1, 2, 1, 2]);
+    expect(cache.size).toBe(20);
+  });
+
+  it('keeps its records on release while a fetch is under way', async () => {
+    const { log } = fakeLog(() => 10);
+    const cache = new RecordCache(100);
+    await fetched(cache, log, [1]);
+    let resume!: () => void;
+    const held = new Promise<void>((resolve) => (resume = resolve));
+    const slow = { fetch: async (shard, seqs, visit) => (await held, log.fetch(shard, seqs, visit)) } as IncomingLog;
+    const under = fetched(cache, slow, [1, 2]);
+    expect(cache.release()).toBe(false);
+    resume();
+    expect(await under).toEqual([[1, [1]], [2, [2]]]);
+    expect(cache.size).toBe(20);
+  });
+
   it('skips records the log no longer holds', async () => {
     const log = { fetch: async () => undefined } as unknown as IncomingLog;
     const cache = new RecordCache(100);
