@@ -53,18 +53,27 @@ function mostLooseRows(granularities: readonly GranularityState[]): number {
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
-const recordCaches = new Map<IncomingLog, RecordCache>();
+const recordCaches = new WeakMap<IncomingLog, RecordCache>();
+/** The same caches, to empty them all: weakly, so that a closed engine's log and cache still go. */
+const everyCache = new Set<WeakRef<RecordCache>>();
 
 function recordCache(incoming: IncomingLog): RecordCache {
   let cache = recordCaches.get(incoming);
-  if (cache === undefined) recordCaches.set(incoming, (cache = new RecordCache()));
+  if (cache === undefined) {
+    recordCaches.set(incoming, (cache = new RecordCache()));
+    everyCache.add(new WeakRef(cache));
+  }
   return cache;
 }
 
 /** Empties this thread's record caches (the backlog is processed); whether they all let their records go. */
 export function releaseRecordCaches(): boolean {
   let released = true;
-  for (const cache of recordCaches.values()) released = cache.release() && released;
+  for (const ref of everyCache) {
+    const cache = ref.deref();
+    if (cache === undefined) everyCache.delete(ref);
+    else released = cache.release() && released;
+  }
   return released;
 }
 
