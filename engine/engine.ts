@@ -210,17 +210,14 @@ export class Engine {
     this.idleCollection = new IdleCollection({
       work: () => this.activity.measuresAccepted + this.activity.measuresProcessed,
       idle: () => this.processor.pendingMeasureCount() === 0,
-      // The record caches go first (their backlog is processed), so that the trim gives back their pages too.
+      // The record caches go first (their backlog is processed), so that the collection and the trim give
+      // back their pages too. A pool being destroyed (the engine closing) refuses the tasks: nothing to give back then.
       collect: () => {
-        if (this.pool === undefined) {
-          releaseRecordCaches();
+        const released = this.pool === undefined ? Promise.resolve(releaseRecordCaches()) : this.pool.release();
+        released.then(() => {
           collect();
           mallocTrim();
-          return;
-        }
-        collect();
-        // A pool being destroyed (the engine closing) refuses the tasks: nothing to give back then.
-        this.pool.release().then(mallocTrim, () => {});
+        }, () => {});
       },
     });
     this.idleCollection.start();

@@ -3,26 +3,20 @@
 // with (LMDB's own limit is 4026 at 8 KB pages), checked where lmdb-js
 // checks its own (writes, the end of a range), while a lookup of a longer
 // key finds nothing instead of failing.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_STORAGE_KEY_BYTES, StorageKeyTooLong } from '../../engine/key-limit.js';
 import { dbPath, openStorage, type Storage } from '../../engine/storage.js';
+import { tempDirs } from '../temp-dirs.js';
 
 const U = '0000db83-68ff-5923-8857-1c374bafaf18';
 const a = (n: number) => 'a'.repeat(n);
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const dataDir = tempDirs('gnocchi-key-limit-');
 
 /** Storage in a directory first made with `pageSize` pages (LMDB keeps them whatever openStorage asks). */
 async function storageWithPages(pageSize: 4096 | 8192): Promise<Storage> {
-  const dir = mkdtempSync(join(tmpdir(), 'gnocchi-key-limit-'));
-  dirs.push(dir);
+  const dir = dataDir();
   await open({ path: dbPath(dir), maxDbs: 64, pageSize }).close();
   const storage = openStorage(dir);
   expect((storage.root.getStats() as { pageSize: number }).pageSize).toBe(pageSize);

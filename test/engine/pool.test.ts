@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
 import { createWorkerRunner, fromTask, packResults, toTask, unpackResults } from '../../engine/pool.js';
+import { tempDirs } from '../temp-dirs.js';
 
 const policy = (name: string): ArchivePolicy =>
   ({ name, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] }) as ArchivePolicy;
@@ -32,9 +30,10 @@ describe('worker tasks', () => {
 });
 
 describe('worker runner', () => {
+  const tempDir = tempDirs('gnocchi-pool-');
+
   it('asks every idle worker thread once to let go of its record caches', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-pool-'));
-    const runner = createWorkerRunner({ kind: 'lmdb', dataDir }, 3);
+    const runner = createWorkerRunner({ kind: 'lmdb', dataDir: tempDir() }, 3);
     const distinct = async () => new Set(await runner.release()).size;
     try {
       // Until every thread is up, one that is may take two tasks: the engine asks at the end of a burst.
@@ -42,7 +41,6 @@ describe('worker runner', () => {
       for (let round = 0; round < 3; round++) expect(await distinct()).toBe(3);
     } finally {
       await runner.destroy();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -2,23 +2,12 @@
 // open-split chunks and ~150-byte metric states pack more to a page, and a
 // page split leaves less unused; a directory made with other pages keeps
 // them, as LMDB fixes the size when it creates the file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dbPath, openStorage } from '../../engine/storage.js';
+import { tempDirs } from '../temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'gnocchi-pages-'));
-  dirs.push(d);
-  return d;
-}
+const dataDir = tempDirs('gnocchi-pages-');
 
 const pageSize = (stats: unknown) => (stats as { pageSize: number }).pageSize;
 
