@@ -85,7 +85,7 @@ export function benchOptions<O extends object, K extends keyof O & string>(
 }
 
 /** The node options `npm start` and the `gnocchi-ts` command run the server with (server/main.ts). */
-const SERVER_NODE_ARGS = ['--max-semi-space-size=8', '--heap-growing-percent=100'];
+const SERVER_NODE_ARGS = ['--max-semi-space-size=1', '--heap-growing-percent=100'];
 
 /**
  * Spawns the server with `extraArgs` (e.g. `['--aggregates-workers', '2']`)
