@@ -7,8 +7,15 @@
  * default methods.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/processing.bench.js [--metrics M --points N --pushes K]
+ *     [--interval S] [--policy bench|low] [--backlog]
  *
- * With arguments it runs that one case (handy under `node --cpu-prof`).
+ * With arguments it runs that one case (handy under `node --cpu-prof`):
+ * points S seconds apart (1 by default); `--policy low` aggregates into the
+ * server's default rule's policy (5 minutes over 30 days, the same methods);
+ * `--backlog` processes once after every push, as a time-major collector's
+ * backlog is (each metric's job then holds a point of every push). The
+ * processing CPU time is the process's (user + system) while processing ran:
+ * steadier than the rates on a shared machine.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,9 +30,24 @@ interface Case {
   metrics: number;
   pointsPerPush: number;
   pushes: number;
+  /** Seconds between points. */
+  interval: number;
+  policy: 'bench' | 'low';
+  backlog: boolean;
 }
 
-async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record<string, string | number>> {
+const METHODS = ['count', 'max', 'mean', 'min', 'std', 'sum'];
+
+const POLICIES = {
+  bench: [
+    { granularity: S, points: 86_400, timespan: 86_400 * S },
+    { granularity: 60 * S, points: 43_200, timespan: 43_200 * 60 * S },
+    { granularity: 3600 * S, points: 8760, timespan: 8760 * 3600 * S },
+  ],
+  low: [{ granularity: 300 * S, points: 8640, timespan: 8640 * 300 * S }],
+};
+
+async function measure({ metrics, pointsPerPush, pushes, interval, policy, backlog }: Case): Promise<Record<string, string | number>> {
   const dir = mkdtempSync(join(tmpdir(), 'gnocchi-processing-'));
   const engine = await Engine.open({
     dataDir: dir,
@@ -37,16 +59,7 @@ async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record
   try {
     // Processing runs only between a push and its drain, so each round is timed alone.
     await engine.processor.stop();
-    await engine.index.createPolicy({
-      name: 'bench',
-      backWindow: 0,
-      definition: [
-        { granularity: S, points: 86_400, timespan: 86_400 * S },
-        { granularity: 60 * S, points: 43_200, timespan: 43_200 * 60 * S },
-        { granularity: 3600 * S, points: 8760, timespan: 8760 * 3600 * S },
-      ],
-      aggregationMethods: ['count', 'max', 'mean', 'min', 'std', 'sum'],
-    });
+    await engine.index.createPolicy({ name: 'bench', backWindow: 0, definition: POLICIES[policy], aggregationMethods: METHODS });
     const ids: string[] = [];
     for (let i = 0; i < metrics; i++) {
       const m = await engine.index.createMetric({
@@ -57,33 +70,43 @@ async function measure({ metrics, pointsPerPush, pushes }: Case): Promise<Record
     const t0 = Date.UTC(2024, 0, 1) * 1000;
     let pushMs = 0;
     let processMs = 0;
+    let processCpu = 0;
+    const drain = async () => {
+      const t = performance.now();
+      const cpu = process.cpuUsage();
+      // The processor's own rounds: batches of metrics as the server makes them.
+      engine.processor.start();
+      await engine.processor.drained();
+      await engine.processor.stop();
+      const used = process.cpuUsage(cpu);
+      processCpu += (used.user + used.system) / 1000;
+      processMs += performance.now() - t;
+    };
     const written = bytesWritten(process.pid);
     for (let r = 0; r < pushes; r++) {
       const batch = new Map(
         ids.map((id) => [
           id,
           {
-            timestamps: Float64Array.from({ length: pointsPerPush }, (_, k) => t0 + (r * pointsPerPush + k) * S),
+            timestamps: Float64Array.from({ length: pointsPerPush }, (_, k) => t0 + (r * pointsPerPush + k) * interval * S),
             values: Float64Array.from({ length: pointsPerPush }, () => Math.round((40 + Math.random() * 10) * 100) / 100),
           },
         ]),
       );
-      let t = performance.now();
+      const t = performance.now();
       await engine.addMeasures(batch);
       pushMs += performance.now() - t;
-      t = performance.now();
-      // The processor's own rounds: batches of metrics as the server makes them.
-      engine.processor.start();
-      await engine.processor.drained();
-      await engine.processor.stop();
-      processMs += performance.now() - t;
+      if (!backlog) await drain();
     }
+    if (backlog) await drain();
     const measures = metrics * pointsPerPush * pushes;
     return {
-      case: `${metrics} metrics x ${pointsPerPush} points, ${pushes} pushes`,
+      case: `${metrics} metrics x ${pointsPerPush} points, ${pushes} pushes${backlog ? ' (backlog)' : ''}, ${policy}`,
       'stored measures/s': Math.round(measures / (pushMs / 1000)),
       'processed measures/s': Math.round(measures / (processMs / 1000)),
-      'metric updates/s': Math.round((metrics * pushes) / (processMs / 1000)),
+      'metric updates/s': Math.round((backlog ? metrics : metrics * pushes) / (processMs / 1000)),
+      'processing CPU ms': Math.round(processCpu),
+      'CPU us per measure': Number(((1000 * processCpu) / measures).toFixed(2)),
       'bytes written per measure': Math.round((bytesWritten(process.pid) - written) / measures),
     };
   } finally {
@@ -99,14 +122,16 @@ function caseFromArgs(argv: string[]): Case | null {
   };
   const metrics = arg('metrics');
   if (metrics === undefined) return null;
-  return { metrics, pointsPerPush: arg('points') ?? 1, pushes: arg('pushes') ?? 5 };
+  const policy = argv.includes('--policy') ? argv[argv.indexOf('--policy') + 1] : 'bench';
+  if (policy !== 'bench' && policy !== 'low') throw new Error(`--policy bench|low, not ${policy}`);
+  return { metrics, pointsPerPush: arg('points') ?? 1, pushes: arg('pushes') ?? 5, interval: arg('interval') ?? 1, policy, backlog: argv.includes('--backlog') };
 }
 
 export async function run(argv: string[] = []): Promise<void> {
   const only = caseFromArgs(argv);
   const cases: Case[] = only !== null ? [only] : [
-    { metrics: 2000, pointsPerPush: 1, pushes: 5 },
-    { metrics: 100, pointsPerPush: 1000, pushes: 5 },
+    { metrics: 2000, pointsPerPush: 1, pushes: 5, interval: 1, policy: 'bench', backlog: false },
+    { metrics: 100, pointsPerPush: 1000, pushes: 5, interval: 1, policy: 'bench', backlog: false },
   ];
   const rows = [];
   for (const c of cases) rows.push(await measure(c));

@@ -9,6 +9,7 @@
  * batch, never per metric, and LMDB's write lock is held only to apply the
  * writes. Runs in a worker thread, or inline.
  */
+import type { Series } from './aggregation.js';
 import type { ArchivePolicy } from './archive-policy.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
@@ -81,36 +82,46 @@ export function releaseRecordCaches(): boolean {
  * Each job's pending points that its state does not hold yet (a retry after
  * a crash must not count them twice), in record order, copied into one
  * series per job with where each push ends; each record is looked up once
- * per batch.
+ * per batch. The series are views into one pair of arrays for the batch: a
+ * time-major job's few dozen points took arrays of their own, each with a
+ * backing store V8 allocates and tracks outside its heap.
  */
 async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJob[], states: (MetricState | null)[]): Promise<(Received | null)[]> {
-  const wanted = new Map<number, [job: number, ref: IncomingRef][]>();
-  const sizes = jobs.map((job, i) => {
+  // Per record, its slices as (job, offset, count) triples: numbers rather than an object per ref.
+  const wanted = new Map<number, number[]>();
+  const starts = new Uint32Array(jobs.length + 1);
+  for (let i = 0; i < jobs.length; i++) {
     const lastSeq = states[i]?.lastSeq ?? 0;
     let size = 0;
-    for (const ref of job.refs) {
+    for (const ref of jobs[i]!.refs) {
       if (ref.seq <= lastSeq) continue;
       size += ref.count;
       const slices = wanted.get(ref.seq);
-      if (slices === undefined) wanted.set(ref.seq, [[i, ref]]);
-      else slices.push([i, ref]);
+      if (slices === undefined) wanted.set(ref.seq, [i, ref.offset, ref.count]);
+      else slices.push(i, ref.offset, ref.count);
     }
-    return size;
-  });
-  const points = sizes.map((n) => ({ timestamps: new Float64Array(n), values: new Float64Array(n) }));
-  const filled = sizes.map(() => 0);
-  const ends: number[][] = sizes.map(() => []);
+    starts[i + 1] = starts[i]! + size;
+  }
+  const timestamps = new Float64Array(starts[jobs.length]!);
+  const values = new Float64Array(timestamps.length);
+  const all: Series = { timestamps, values };
+  // Where each job's next point goes, from its start.
+  const filled = starts.slice(0, jobs.length);
+  const ends: number[][] = jobs.map(() => []);
   await recordCache(incoming).fetch(incoming, shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
     const record = recordView(bytes);
-    for (const [i, ref] of wanted.get(seq)!) {
-      filled[i] = copyIncomingSlice(record, ref.offset, ref.count, points[i]!, filled[i]!);
-      ends[i]!.push(filled[i]!);
+    const slices = wanted.get(seq)!;
+    for (let k = 0; k < slices.length; k += 3) {
+      const i = slices[k]!;
+      filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
+      ends[i]!.push(filled[i]! - starts[i]!);
     }
   });
-  return points.map((p, i) => {
-    const n = filled[i]!;
-    if (n === 0) return null;
-    return { points: n === sizes[i] ? p : { timestamps: p.timestamps.subarray(0, n), values: p.values.subarray(0, n) }, ends: ends[i]! };
+  return jobs.map((_, i) => {
+    const start = starts[i]!;
+    const end = filled[i]!;
+    if (end === start) return null;
+    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends[i]! };
   });
 }
 

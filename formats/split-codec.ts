@@ -182,12 +182,15 @@ class BareBatchWriter extends RecordBatchStreamWriter {
 
 interface PlannedSplit {
   header: ByteWriter;
-  steps: Uint32Array;
   stored: Uint8Array[];
 }
 
-/** Checks the shapes, writes the header up to the column parameters and plans each column. */
-function planSplit(version: number, key: number, granularity: number, data: SplitColumns): PlannedSplit {
+/**
+ * Checks the shapes, writes the header up to the column parameters and plans
+ * each column: its 8n bytes go to `body` from `at` (column j at at + 8nj),
+ * or without a body into arrays of their own.
+ */
+function planSplit(version: number, data: SplitColumns, body: Uint8Array | null, at: number): PlannedSplit {
   const { timestamps, columns, present } = data;
   const n = timestamps.length;
   if (present.length !== columns.length) {
@@ -202,11 +205,11 @@ function planSplit(version: number, key: number, granularity: number, data: Spli
   header.u8(version);
   header.u32(0);
   header.varint(columns.length);
-  const stored = planColumns(data).map(({ params, stored }) => {
+  const stored = planColumns(data, body, at).map(({ params, stored }) => {
     writeParams(header, params);
     return stored;
   });
-  return { header, steps: timestampSteps(key, granularity, timestamps), stored };
+  return { header, stored };
 }
 
 function sealWithCrc(bytes: Uint8Array): Uint8Array {
@@ -215,7 +218,8 @@ function sealWithCrc(bytes: Uint8Array): Uint8Array {
 }
 
 export function encodeSplit(key: number, granularity: number, data: SplitColumns): Uint8Array {
-  const { header, steps, stored } = planSplit(FORMAT_VERSION, key, granularity, data);
+  const { header, stored } = planSplit(FORMAT_VERSION, data, null, 0);
+  const steps = timestampSteps(key, granularity, data.timestamps, new Uint32Array(data.timestamps.length));
   const n = steps.length;
   const children: Data[] = [makeData({ type: TIMESTAMP_TYPE, length: n, data: steps })];
   stored.forEach((words, j) => {
@@ -234,23 +238,41 @@ export function encodeSplit(key: number, granularity: number, data: SplitColumns
   return sealWithCrc(BareBatchWriter.encode(header.bytes(), batch));
 }
 
+/** encodeCompactSplit's uncompressed body; 8-byte aligned for the timestamp steps' Uint32 view. */
+let compactBodyBuffer = new Uint8Array(0);
+
+function compactBody(size: number): Uint8Array {
+  if (compactBodyBuffer.length < size) compactBodyBuffer = new Uint8Array(Math.max(size, 2 * compactBodyBuffer.length));
+  return compactBodyBuffer.subarray(0, size);
+}
+
 /** The same split in format version 2: smaller by Arrow's container, for short runs of rows. */
 export function encodeCompactSplit(key: number, granularity: number, data: SplitColumns): Uint8Array {
-  const { header, steps, stored } = planSplit(COMPACT_FORMAT_VERSION, key, granularity, data);
-  const n = steps.length;
+  const n = data.timestamps.length;
+  const nullCounts = data.present.map((mask) => (mask === null ? 0 : n - countPresent(mask)));
+  const bitmapBytes = (n + 7) >> 3;
+  const columnsEnd = 4 * n + 8 * n * data.columns.length;
+  let size = columnsEnd;
+  for (const c of nullCounts) if (c > 0) size += bitmapBytes;
+  // The body is laid out as it is compressed, and compressed before this
+  // returns: one buffer kept for every encode rather than an array per column
+  // and their concatenation (a processing thread encodes a chunk per freeze).
+  const body = compactBody(size);
+  const { header } = planSplit(COMPACT_FORMAT_VERSION, data, body, 4 * n);
+  timestampSteps(key, granularity, data.timestamps, new Uint32Array(body.buffer, body.byteOffset, n));
   header.varint(n);
-  const bitmaps: Uint8Array[] = [];
-  for (const mask of data.present) {
-    const nullCount = mask === null ? 0 : n - countPresent(mask);
+  let at = columnsEnd;
+  nullCounts.forEach((nullCount, j) => {
     header.varint(nullCount);
-    if (nullCount > 0) bitmaps.push(validityBitmap(mask!));
-  }
-  const parts = [new Uint8Array(steps.buffer, steps.byteOffset, 4 * n), ...stored, ...bitmaps];
-  const body = compressor.compress(Buffer.concat(parts));
+    if (nullCount === 0) return;
+    validityBitmap(data.present[j]!, body.subarray(at, at + bitmapBytes));
+    at += bitmapBytes;
+  });
+  const compressed = compressor.compress(body);
   const head = header.bytes();
-  const out = new Uint8Array(head.length + body.length);
+  const out = new Uint8Array(head.length + compressed.length);
   out.set(head);
-  out.set(body, head.length);
+  out.set(compressed, head.length);
   return sealWithCrc(out);
 }
 
@@ -313,11 +335,11 @@ export function splitEncodings(bytes: Uint8Array): ColumnEncoding[] {
 // ---------------------------------------------------------------------------
 // Timestamps
 
-function timestampSteps(key: number, granularity: number, timestamps: Float64Array): Uint32Array {
+/** Fills `steps` (as long as `timestamps`). */
+function timestampSteps(key: number, granularity: number, timestamps: Float64Array, steps: Uint32Array): Uint32Array {
   if (!(Number.isSafeInteger(granularity) && granularity > 0)) {
     throw new RangeError(`granularity must be a positive integer of microseconds, got ${granularity}`);
   }
-  const steps = new Uint32Array(timestamps.length);
   let previous = 0;
   for (let i = 0; i < timestamps.length; i++) {
     const offset = (timestamps[i] - key) / granularity;
@@ -360,19 +382,22 @@ interface ColumnPlan {
  * quotient's operands are never derived themselves, so decoding needs no
  * more than three phases.
  */
-function planColumns(data: SplitColumns): ColumnPlan[] {
+function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): ColumnPlan[] {
   const { columns, present } = data;
   const n = data.timestamps.length;
+  // Column j's bytes: in the body, or (a sealed split's Arrow columns) an array of its own.
+  const place = (j: number): Uint8Array => (body === null ? new Uint8Array(8 * n) : body.subarray(at + 8 * n * j, at + 8 * n * (j + 1)));
+  const zeros = (j: number): Uint8Array => (body === null ? zeroWords(n) : place(j).fill(0));
   const plans: (ColumnPlan | undefined)[] = columns.map(() => undefined);
   for (let j = 0; j < columns.length; j++) {
     const constant = constantBits(columns[j], present[j]);
     if (constant !== null) {
-      plans[j] = { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeroWords(n) };
+      plans[j] = { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeros(j) };
       continue;
     }
     for (let r = 0; r < j; r++) {
       if (sameColumn(columns[j], present[j], columns[r], present[r])) {
-        plans[j] = { params: { id: SAME, column: r }, stored: zeroWords(n) };
+        plans[j] = { params: { id: SAME, column: r }, stored: zeros(j) };
         break;
       }
     }
@@ -385,47 +410,56 @@ function planColumns(data: SplitColumns): ColumnPlan[] {
       for (let b = 0; b < columns.length; b++) {
         if (a === j || b === j || a === b || !canBeOperand(a) || !canBeOperand(b)) continue;
         if (isQuotient(columns[j], present[j], columns[a], present[a], columns[b], present[b])) {
-          plans[j] = { params: { id: QUOTIENT, dividend: a, divisor: b }, stored: zeroWords(n) };
+          plans[j] = { params: { id: QUOTIENT, dividend: a, divisor: b }, stored: zeros(j) };
           isOperand[a] = isOperand[b] = 1;
           break search;
         }
       }
     }
   }
-  return plans.map((plan, j) => plan ?? planValues(columns[j], present[j]));
+  return plans.map((plan, j) => {
+    if (plan !== undefined) return plan;
+    const stored = place(j);
+    return { params: planValues(columns[j], present[j], stored), stored };
+  });
 }
 
-function planValues(values: Float64Array, mask: Uint8Array | null): ColumnPlan {
+const BYTESPLIT_PARAMS: ColumnParams = { id: BYTESPLIT };
+const XOR_PARAMS: ColumnParams = { id: XOR };
+const RAW_PARAMS: ColumnParams = { id: RAW };
+
+/** The column's encoding, its 8n bytes written to `stored`. */
+function planValues(values: Float64Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams {
   const bits = wordsOf(values);
   const raw = rawWords(bits, mask);
-  const candidates: { params: ColumnParams; words: Uint32Array }[] = [
-    { params: { id: BYTESPLIT }, words: raw },
-    { params: { id: XOR }, words: xorWords(bits, mask) },
-  ];
+  // The candidates in this order; `<=`: ties go to the later one, delta
+  // above all, whose decode never handles float bit patterns.
+  let params = BYTESPLIT_PARAMS;
+  let words = raw;
+  let cost = byteSplitCost(raw);
+  const xor = xorWords(bits, mask);
+  const xorCost = byteSplitCost(xor);
+  if (xorCost <= cost) {
+    params = XOR_PARAMS;
+    words = xor;
+    cost = xorCost;
+  }
   const decimal = decimalDeltas(values, mask);
-  if (decimal !== null) {
-    candidates.push({ params: { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits }, words: decimal.words });
+  if (decimal !== null && byteSplitCost(decimal.words) <= cost) {
+    params = { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
+    words = decimal.words;
   }
-  let best = candidates[0];
-  let bestCost = Infinity;
-  // `<=`: ties go to the later candidate, delta above all, whose decode
-  // never handles float bit patterns.
-  for (const candidate of candidates) {
-    const cost = byteSplitCost(candidate.words);
-    if (cost <= bestCost) {
-      best = candidate;
-      bestCost = cost;
-    }
-  }
-  const split = byteSplit(best.words);
-  if (best.params.id === DELTA || !repeatsLowWords(bits, mask)) return { params: best.params, stored: split };
+  byteSplit(words, stored);
+  if (params.id === DELTA || !repeatsLowWords(bits, mask)) return params;
   // Floats that are not decimals may still repeat whole or in long runs of
   // bytes (a mean of decimals, a gauge with few levels): ZSTD finds those in
   // the raw layout, which the plane estimate cannot see, so let it judge.
   const plain = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
-  return compressedSize(plain) < compressedSize(split)
-    ? { params: { id: RAW }, stored: plain }
-    : { params: best.params, stored: split };
+  if (compressedSize(plain) < compressedSize(stored)) {
+    stored.set(plain);
+    return RAW_PARAMS;
+  }
+  return params;
 }
 
 /**
@@ -719,25 +753,47 @@ function isQuotient(
 }
 
 /** Absent rows become 0 so that they cost nothing once compressed. */
+/**
+ * The candidates' words of the column being planned: a column is planned
+ * and its bytes written out before the next, so one set of arrays serves
+ * every column of every encode, where fresh ones were most of what encoding
+ * allocated. Grown as needed; callers take views of the length they need.
+ */
+const candidates = {
+  raw: new Uint32Array(0),
+  xor: new Uint32Array(0),
+  delta: new Uint32Array(0),
+  deltas: new Float64Array(0),
+  residuals: new Uint16Array(0),
+};
+
+function candidateWords(which: 'raw' | 'xor' | 'delta', length: number): Uint32Array {
+  if (candidates[which].length < length) candidates[which] = new Uint32Array(Math.max(length, 2 * candidates[which].length));
+  return candidates[which].subarray(0, length);
+}
+
 function rawWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
   if (mask === null) return bits;
-  const out = new Uint32Array(bits.length);
+  const out = candidateWords('raw', bits.length);
   for (let i = 0; i < mask.length; i++) {
-    if (mask[i] !== 0) {
-      out[2 * i] = bits[2 * i];
-      out[2 * i + 1] = bits[2 * i + 1];
-    }
+    const present = mask[i] !== 0;
+    out[2 * i] = present ? bits[2 * i] : 0;
+    out[2 * i + 1] = present ? bits[2 * i + 1] : 0;
   }
   return out;
 }
 
 /** Gorilla's XOR with the previous present value, on the whole 64-bit pattern. */
 function xorWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
-  const out = new Uint32Array(bits.length);
+  const out = candidateWords('xor', bits.length);
   let lo = 0;
   let hi = 0;
   for (let i = 0; i < bits.length / 2; i++) {
-    if (!isPresent(mask, i)) continue;
+    if (!isPresent(mask, i)) {
+      out[2 * i] = 0;
+      out[2 * i + 1] = 0;
+      continue;
+    }
     out[2 * i] = bits[2 * i] ^ lo;
     out[2 * i + 1] = bits[2 * i + 1] ^ hi;
     lo = bits[2 * i];
@@ -772,8 +828,18 @@ interface DecimalDeltas {
  * no decimal approaches) does not fit.
  */
 function decimalDeltas(values: Float64Array, mask: Uint8Array | null): DecimalDeltas | null {
-  const deltas = new Float64Array(values.length);
-  const residuals = new Uint16Array(values.length);
+  const n = values.length;
+  if (candidates.deltas.length < n) {
+    candidates.deltas = new Float64Array(Math.max(n, 2 * candidates.deltas.length));
+    candidates.residuals = new Uint16Array(candidates.deltas.length);
+  }
+  const deltas = candidates.deltas.subarray(0, n);
+  const residuals = candidates.residuals.subarray(0, n);
+  // Absent rows are skipped by every fit and must read as 0.
+  if (mask !== null) {
+    deltas.fill(0);
+    residuals.fill(0);
+  }
   for (let decimals = 0; decimals <= MAX_DECIMALS; decimals++) {
     if (fitDecimals(values, mask, decimals, deltas, residuals)) return packDecimalDeltas(decimals, deltas, residuals);
   }
@@ -822,7 +888,7 @@ function packDecimalDeltas(decimals: number, deltas: Float64Array, residuals: Ui
   const shift = 2 ** residualBits;
   const highShift = 2 ** (32 - residualBits);
   if (largestDelta * shift >= TWO_53) return null;
-  const words = new Uint32Array(2 * deltas.length);
+  const words = candidateWords('delta', 2 * deltas.length);
   for (let i = 0; i < deltas.length; i++) {
     const hi = Math.floor(deltas[i] / highShift);
     words[2 * i] = (deltas[i] - hi * highShift) * shift + residuals[i];
@@ -862,9 +928,9 @@ function zigzag(d: number): number {
   return d >= 0 ? 2 * d : -2 * d - 1;
 }
 
-function byteSplit(words: Uint32Array): Uint8Array {
+/** The words' bytes into `planes` (8 bytes a word): byte k of every word together. */
+function byteSplit(words: Uint32Array, planes: Uint8Array): void {
   const n = words.length / 2;
-  const planes = new Uint8Array(8 * n);
   for (let i = 0; i < n; i++) {
     const lo = words[2 * i];
     const hi = words[2 * i + 1];
@@ -877,7 +943,6 @@ function byteSplit(words: Uint32Array): Uint8Array {
     planes[6 * n + i] = hi >>> 16;
     planes[7 * n + i] = hi >>> 24;
   }
-  return planes;
 }
 
 function byteJoin(stored: BigUint64Array, words: Uint32Array): void {
@@ -899,8 +964,8 @@ function countPresent(mask: Uint8Array): number {
 }
 
 /** Arrow validity: bit i (least significant first) set when row i has a value. */
-function validityBitmap(mask: Uint8Array): Uint8Array {
-  const bitmap = new Uint8Array((mask.length + 7) >> 3);
+function validityBitmap(mask: Uint8Array, bitmap: Uint8Array = new Uint8Array((mask.length + 7) >> 3)): Uint8Array {
+  bitmap.fill(0);
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) bitmap[i >> 3] |= 1 << (i & 7);
   return bitmap;
 }

@@ -1,0 +1,65 @@
+// One processing batch takes each of its metrics' points out of the records
+// they share: every metric gets its own points, each push kept apart, so a
+// later push replaces a raw value of an earlier one whatever the metric's
+// place in the batch and in the records.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../engine/engine.js';
+import type { MetricRecord } from '../../engine/index.js';
+
+const S = 1_000_000;
+const T0 = Date.UTC(2024, 0, 1) * 1000;
+
+type Points = [second: number, value: number][];
+
+const series = (points: Points) => ({
+  timestamps: Float64Array.from(points, ([t]) => T0 + t * S),
+  values: Float64Array.from(points, ([, v]) => v),
+});
+
+/** Three pushes of metrics a, b and c, in this order; a metric may sit out a push. */
+const PUSHES: Record<string, Points>[] = [
+  { a: [[0, 1], [1, 2]], b: [[0, 10]], c: [[5, 100]] },
+  { c: [[5, 200], [6, 300]], a: [[1, 3]] },
+  { b: [[0, 20], [2, 30]], a: [[0, 7]] },
+];
+
+const cases: [metric: string, expected: Points][] = [
+  ['a', [[0, 7], [1, 3]]],
+  ['b', [[0, 20], [2, 30]]],
+  ['c', [[5, 200], [6, 300]]],
+];
+
+describe('a processing batch over shared records', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it.each(cases)('gives metric %s the values of its latest push per timestamp', async (name, expected) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-process-metrics-'));
+    dirs.push(dataDir);
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    try {
+      await engine.processor.stop();
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['count', 'sum'] });
+      const records = new Map<string, MetricRecord>();
+      for (const metric of ['a', 'b', 'c']) {
+        records.set(metric, await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null }));
+      }
+      const ids = new Map([...records].map(([metric, record]) => [metric, record.id]));
+      for (const push of PUSHES) await engine.addMeasures(new Map(Object.entries(push).map(([metric, points]) => [ids.get(metric)!, series(points)])));
+      // All three in one batch.
+      await engine.processor.refresh([...ids.values()]);
+      const metric = records.get(name)!;
+      const sums = await engine.getMeasures(metric, { method: 'sum' });
+      const counts = await engine.getMeasures(metric, { method: 'count' });
+      expect(sums.flatMap((s) => [...s.timestamps].map((t, i): [number, number] => [(t - T0) / S, s.values[i]!]))).toEqual(expected);
+      expect(counts.flatMap((s) => [...s.values])).toEqual(expected.map(() => 1));
+    } finally {
+      await engine.close();
+    }
+  });
+});
