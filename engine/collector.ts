@@ -476,8 +476,9 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
 /**
  * The slots of created resources and metrics, once the write is committed.
  * The resources this write created are of its type and creator, and the
- * metrics it created have the ids it chose: those are read by id, only the
- * rest (a metric another write created meanwhile) by resource and name.
+ * metrics it created have the ids it chose: those are read by id (LMDB's
+ * index has kept the records it wrote), only the rest (a metric another
+ * write created meanwhile) by resource and name.
  */
 async function resolveCreated(
   engine: Engine,
