@@ -179,6 +179,7 @@ class RecordCache<T> {
       result = write();
     } finally {
       this.pendingWrites--;
+      this.finished++;
       this.written = outer;
     }
     if (outer !== undefined) for (const [key, record] of written) outer.set(key, record);
@@ -197,7 +198,20 @@ class RecordCache<T> {
       return await write();
     } finally {
       this.pendingWrites--;
+      this.finished++;
     }
+  }
+
+  /** Write transactions that may have changed records, finished (committed or rolled back). */
+  private finished = 0;
+
+  /**
+   * A number that moves on whenever a transaction that may have changed
+   * records finishes; undefined while one is pending. A record found
+   * current at one version is current while the version stays.
+   */
+  get version(): number | undefined {
+    return this.pendingWrites > 0 ? undefined : this.finished;
   }
 }
 
@@ -375,6 +389,11 @@ export class Index {
    */
   changingMetricsSync<T>(write: () => T): T {
     return this.records.changingSync(write);
+  }
+
+  /** See IndexStore.metricRecordsVersion. */
+  metricRecordsVersion(): number | undefined {
+    return this.records.version;
   }
 
   /** Stores a metric record; inside changingMetrics or changingMetricsSync only. */

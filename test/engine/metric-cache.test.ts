@@ -105,6 +105,22 @@ describe('cached metric records', () => {
     expect(cached).toStrictEqual(stored);
   });
 
+  it('have a version that moves on after every write that may change them, and none while one is pending', async () => {
+    const version = () => engine.index.metricRecordsVersion!();
+    const before = version();
+    expect(before).toBeTypeOf('number');
+    const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    const created = version();
+    expect(created).not.toBe(before);
+    const deleting = engine.deleteMetric(m.id);
+    expect(version()).toBeUndefined();
+    await deleting;
+    expect([undefined, before, created]).not.toContain(version());
+    const failed = version();
+    await expect(engine.index.update('generic', '00000000-0000-4000-8000-000000000007', { metrics: new Map() })).rejects.toThrow();
+    expect(version()).not.toBe(failed);
+  });
+
   it('forget a deleted metric, read again and again while the deletion commits', async () => {
     const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
     expect(await engine.index.getMetric(m.id)).toEqual(m);
