@@ -431,14 +431,22 @@ function recordOf(found: NamedMetrics, resourceId: string, name: string): Metric
 /**
  * Resolves the slots of the metrics that exist: records the batch resolved
  * before are trusted as long as the index holds them unchanged (the same
- * record), the others are looked up by resource and name.
+ * record; without a lookup while its metricRecordsVersion has not moved
+ * since one found it so), the others are looked up by resource and name.
  */
 async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: ByResource): Promise<Found> {
+  // Read before the lookups: a change during them moves it on, and the next write looks again.
+  const version = engine.index.metricRecordsVersion?.() ?? -1;
+  const unchecked = (m: MetricSlot) => m.record !== undefined && (version === -1 || m.checked !== version);
   const held: string[] = [];
-  for (const m of batch.metrics) if (m.record !== undefined) held.push(m.record.id);
+  for (const m of batch.metrics) if (unchecked(m)) held.push(m.record!.id);
   const current = held.length === 0 ? [] : await engine.index.getMetrics(held);
   let k = 0;
-  for (const m of batch.metrics) if (m.record !== undefined && current[k++] !== m.record) m.record = undefined;
+  for (const m of batch.metrics) {
+    if (!unchecked(m)) continue;
+    if (current[k++] === m.record) m.checked = version;
+    else m.record = undefined;
+  }
   const known = new Uint8Array(batch.resources.length);
   const unknown: string[] = [];
   for (let r = 0; r < batch.resources.length; r++) {
@@ -476,8 +484,9 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
 /**
  * The slots of created resources and metrics, once the write is committed.
  * The resources this write created are of its type and creator, and the
- * metrics it created have the ids it chose: those are read by id, only the
- * rest (a metric another write created meanwhile) by resource and name.
+ * metrics it created have the ids it chose: those are read by id (LMDB's
+ * index has kept the records it wrote), only the rest (a metric another
+ * write created meanwhile) by resource and name.
  */
 async function resolveCreated(
   engine: Engine,

@@ -153,6 +153,40 @@ class RecordCache<T> {
     this.byKey.delete(key);
   }
 
+  /** A record stored (undefined: removed) by the write transaction under way. */
+  wrote(key: string, record: T | undefined): void {
+    this.byKey.delete(key);
+    this.written?.set(key, record);
+  }
+
+  /** What the synchronous transaction under way (changingSync) stored last under each key. */
+  private written: Map<string, T | undefined> | undefined;
+
+  /**
+   * Runs `write`, a synchronous write transaction committed when it
+   * returns, then keeps the records it stored (the record codec reads them
+   * back as they are): a collector reads back the thousands of metrics it
+   * just created, a read and a decode each otherwise. Kept only when no other
+   * transaction is pending, as fill; in the same turn as the commit, so
+   * that nothing changes them in between.
+   */
+  changingSync<R>(write: () => R): R {
+    const outer = this.written;
+    const written = (this.written = new Map<string, T | undefined>());
+    this.pendingWrites++;
+    let result: R;
+    try {
+      result = write();
+    } finally {
+      this.pendingWrites--;
+      this.finished++;
+      this.written = outer;
+    }
+    if (outer !== undefined) for (const [key, record] of written) outer.set(key, record);
+    else for (const record of written.values()) if (record !== undefined) this.fill(record);
+    return result;
+  }
+
   /** True while a write transaction that may change records is pending. */
   get writing(): boolean {
     return this.pendingWrites > 0;
@@ -164,7 +198,20 @@ class RecordCache<T> {
       return await write();
     } finally {
       this.pendingWrites--;
+      this.finished++;
     }
+  }
+
+  /** Write transactions that may have changed records, finished (committed or rolled back). */
+  private finished = 0;
+
+  /**
+   * A number that moves on whenever a transaction that may have changed
+   * records finishes; undefined while one is pending. A record found
+   * current at one version is current while the version stays.
+   */
+  get version(): number | undefined {
+    return this.pendingWrites > 0 ? undefined : this.finished;
   }
 }
 
@@ -335,16 +382,30 @@ export class Index {
     return this.records.changing(write);
   }
 
-  /** Stores a metric record; inside changingMetrics only. */
-  putMetric(metric: MetricRecord): void {
-    void this.storage.metrics.put(metric.id, metric);
-    this.records.drop(metric.id);
+  /**
+   * Runs `write`, a synchronous write transaction (committed when it
+   * returns) that may change metric records, as changingMetrics does; the
+   * records it stored are cached once it committed.
+   */
+  changingMetricsSync<T>(write: () => T): T {
+    return this.records.changingSync(write);
   }
 
-  /** Removes a metric with everything stored for it; inside changingMetrics only. */
+  /** See IndexStore.metricRecordsVersion. */
+  metricRecordsVersion(): number | undefined {
+    return this.records.version;
+  }
+
+  /** Stores a metric record; inside changingMetrics or changingMetricsSync only. */
+  putMetric(metric: MetricRecord): void {
+    void this.storage.metrics.put(metric.id, metric);
+    this.records.wrote(metric.id, metric);
+  }
+
+  /** Removes a metric with everything stored for it; inside changingMetrics or changingMetricsSync only. */
   removeMetric(metric: MetricRecord): void {
     dropMetric(this.storage, metric);
-    this.records.drop(metric.id);
+    this.records.wrote(metric.id, undefined);
   }
 
   /** An asynchronous write transaction that may change metric records. */

@@ -302,7 +302,7 @@ export class ResourceIndex {
    * whose cache of metric records must know).
    */
   private async write<T>(f: () => T): Promise<T> {
-    return this.index.changingMetrics(() => this.storage.root.transactionSync(f));
+    return this.index.changingMetricsSync(() => this.storage.root.transactionSync(f));
   }
 
   // --- resource types ---------------------------------------------------
@@ -462,21 +462,27 @@ export class ResourceIndex {
       if (created.length > 0) {
         // Read once: the type does not change inside the transaction.
         const rt = this.activeType(type);
-        const attributes = rt.attributes.map((a) => a.name);
-        for (const input of created) this.insert(rt, input, attributes);
+        const records = created.map((input) => this.insertUnindexed(rt, input));
+        this.values.addCurrent(records, rt.attributes.map((a) => a.name));
       }
       for (const { id, metrics } of extended) this.change(type, id, { metrics }, true);
     });
   }
 
   /** create() inside a write transaction, of the active type `rt`. */
-  private insert(rt: ResourceTypeRecord, input: NewResource, attributes: readonly string[] = rt.attributes.map((a) => a.name)): ResourceRecord {
+  private insert(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
+    const r = this.insertUnindexed(rt, input);
+    this.values.indexCurrent(r, rt.attributes.map((a) => a.name), true);
+    return r;
+  }
+
+  /** insert() but for the resource_values entries, which the caller adds. */
+  private insertUnindexed(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
     const { storage } = this;
-    const type = rt.name;
-    const r = newResourceRecord(type, input);
+    const r = newResourceRecord(rt.name, input);
     if (storage.resources.doesExist(input.id)) throw new ResourceAlreadyExists(input.id);
     void storage.resources.put(r.id, r);
-    this.indexCurrent(r, true, attributes);
+    this.starts.write(r, true);
     if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
     return r;
   }

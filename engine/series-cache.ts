@@ -136,6 +136,8 @@ export class MetricSlot {
    * changes (deleted, detached, moved), so a hit needs no resource read.
    */
   record: MetricRecord | undefined = undefined;
+  /** The index's metricRecordsVersion when `record` was last found current (-1: never). */
+  checked = -1;
   constructor(
     readonly resource: ResourceSlot,
     readonly name: string,

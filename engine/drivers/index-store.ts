@@ -74,6 +74,14 @@ export interface IndexStore {
   getMetric(id: string): Promise<MetricRecord | undefined>;
   /** The metric of each of `ids`, in their order (undefined where none): no map to build, a push names 10,000. */
   getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]>;
+  /**
+   * A number that moves on whenever a metric record may have changed, and
+   * undefined while a write that may change one is pending: a record found
+   * current (getMetrics) at one version is current while it stays. Absent
+   * where the store cannot tell (other nodes write it); then a caller looks
+   * records up again.
+   */
+  metricRecordsVersion?(): number | undefined;
   /** Also names it on its resource; NoSuchResource, NamedMetricAlreadyExists. */
   createMetric(metric: MetricRecord): Promise<MetricRecord>;
   /** Removes the metric, then calls its store's onMetricsDeleted hook (LMDB drops its series in the same commit). */

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
 import type { MetricSpec, NewResource } from '../../engine/resources.js';
@@ -74,6 +74,51 @@ describe('cached metric records', () => {
     const [cached, stored] = await lookups(m.id);
     expect(cached).toEqual(m);
     expect(stored).toEqual(m);
+  });
+
+  it('are the records a resource write stored, kept once it committed: read back without reading LMDB', async () => {
+    const r = '00000000-0000-4000-8000-000000000004';
+    const id = engine.newMetricId();
+    await engine.index.createAndExtend('generic', [resource(r, [['cpu', { kind: 'new', archivePolicyName: 'p', unit: null, id }]])], []);
+    const reads = vi.spyOn(engine.storage.metrics, 'get');
+    const cached = await engine.index.getMetric(id);
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    expect(cached).toStrictEqual(engine.storage.metrics.get(id));
+  });
+
+  it('are not kept from a resource write that fails, and read back as stored when kept', async () => {
+    const taken = '00000000-0000-4000-8000-000000000005';
+    const r = '00000000-0000-4000-8000-000000000006';
+    await engine.index.create('generic', resource(taken, []));
+    const lost = engine.newMetricId();
+    const created = [resource(r, [['a', { kind: 'new', archivePolicyName: 'p', unit: null, id: lost }]]), resource(taken, [])];
+    await expect(engine.index.createAndExtend('generic', created, [])).rejects.toThrow();
+    expect(await lookups(lost)).toEqual([undefined, undefined]);
+
+    // A field left undefined (not what the type says) reads back as it was.
+    const id = engine.newMetricId();
+    const unit = undefined as unknown as null;
+    await engine.index.createAndExtend('generic', [resource(r, [['b', { kind: 'new', archivePolicyName: 'p', unit, id }]])], []);
+    const [cached, stored] = await lookups(id);
+    expect(cached).toHaveProperty('unit', undefined);
+    expect(cached).toStrictEqual(stored);
+  });
+
+  it('have a version that moves on after every write that may change them, and none while one is pending', async () => {
+    const version = () => engine.index.metricRecordsVersion!();
+    const before = version();
+    expect(before).toBeTypeOf('number');
+    const m = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+    const created = version();
+    expect(created).not.toBe(before);
+    const deleting = engine.deleteMetric(m.id);
+    expect(version()).toBeUndefined();
+    await deleting;
+    expect([undefined, before, created]).not.toContain(version());
+    const failed = version();
+    await expect(engine.index.update('generic', '00000000-0000-4000-8000-000000000007', { metrics: new Map() })).rejects.toThrow();
+    expect(version()).not.toBe(failed);
   });
 
   it('forget a deleted metric, read again and again while the deletion commits', async () => {

@@ -13,6 +13,14 @@ describe('resourceUuid5', () => {
     );
   });
 
+  it.each([
+    ['at the length the hashing buffer takes', 'a'.repeat(1360)],
+    ['past it, in characters of 3 UTF-8 bytes', '\u20ac'.repeat(1361)],
+    ['far past it, in surrogate pairs', '\u{1f600}'.repeat(3000)],
+  ])('is the package\'s UUID5 for a long name: %s', (_, name) => {
+    expect(resourceUuid5(name)).toBe(uuidv5(name, RESOURCE_ID_NAMESPACE));
+  });
+
   it('refuses a lone surrogate as the package does', () => {
     expect(() => uuidv5('a\ud800', RESOURCE_ID_NAMESPACE)).toThrow(URIError);
     expect(() => resourceUuid5('a\ud800')).toThrow(URIError);

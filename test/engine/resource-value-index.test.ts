@@ -114,6 +114,22 @@ describe('values shared by many revisions', () => {
   });
 });
 
+describe('resources created together (a collector write)', () => {
+  it('are filed as resources created one by one are, ids that are not UUIDs too', async () => {
+    const created = [
+      ...Array.from({ length: 40 }, (_, i) => resource(id('a', i), i % 4 === 0 ? {} : { tier: i % 2 === 0 ? 'gold' : 'silver' })),
+      resource('legacy-2', { tier: 'gold' }),
+    ];
+    await lmdb().createAndExtend('a', created, []);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+    expect(entryCount(engine.storage.resourceValues)).toBe(41 * 7);
+    expect(search('a', { '=': { tier: 'gold' } })).toHaveLength(10 + 1);
+    expect(search('a', { '=': { tier: null } })).toHaveLength(10);
+    expect(search('generic', { '=': { project_id: 'shared' } })).toHaveLength(41);
+    expect(search('a', { '=': { user_id: null } })).toContain('legacy-2@-1');
+  });
+});
+
 describe('ids that are not UUIDs', () => {
   it('are found, updated and deleted like the others', async () => {
     await populate();

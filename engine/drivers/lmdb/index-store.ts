@@ -95,6 +95,10 @@ export class LmdbIndexStore implements IndexStore {
     return this.metrics.getMetric(id);
   }
 
+  metricRecordsVersion(): number | undefined {
+    return this.metrics.metricRecordsVersion();
+  }
+
   async getMetrics(ids: readonly string[]): Promise<(MetricRecord | undefined)[]> {
     const out: (MetricRecord | undefined)[] = [];
     for (const id of ids) out.push(this.metrics.getMetric(id));
