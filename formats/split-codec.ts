@@ -752,7 +752,6 @@ function isQuotient(
   return true;
 }
 
-/** Absent rows become 0 so that they cost nothing once compressed. */
 /**
  * The candidates' words of the column being planned: a column is planned
  * and its bytes written out before the next, so one set of arrays serves
@@ -772,6 +771,7 @@ function candidateWords(which: 'raw' | 'xor' | 'delta', length: number): Uint32A
   return candidates[which].subarray(0, length);
 }
 
+/** Absent rows become 0 so that they cost nothing once compressed. */
 function rawWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
   if (mask === null) return bits;
   const out = candidateWords('raw', bits.length);
