@@ -719,11 +719,15 @@ export class Processor {
   private async jobsOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<ProcessJob[]> {
     const { index } = this.options;
     const metrics = await index.getMetrics(metricIds);
-    const names = [...new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.archivePolicyName])))];
+    // Loops rather than flatMap and entries(): an array or an iterator result per metric, for batches of hundreds.
+    const unique = new Set<string>();
+    for (const m of metrics) if (m !== undefined) unique.add(m.archivePolicyName);
+    const names = [...unique];
     const found = await Promise.all(names.map((name) => index.getPolicy(name)));
     const policies = new Map<string, ArchivePolicy | undefined>(names.map((name, i) => [name, found[i]]));
     const jobs: ProcessJob[] = [];
-    for (const [i, id] of metricIds.entries()) {
+    for (let i = 0; i < metricIds.length; i++) {
+      const id = metricIds[i]!;
       const metric = metrics[i];
       const policy = metric && policies.get(metric.archivePolicyName);
       if (metric === undefined || policy === undefined || (settle === undefined && !this.pending.has(id))) {
