@@ -6,7 +6,7 @@
  * walked by every full collection, which let the heap grow to a multiple
  * of them. Columns are a few flat buffers the collector never looks into.
  */
-import type { IncomingRef } from './incoming-batch.js';
+import type { IncomingEntries, IncomingRef } from './incoming-batch.js';
 import type { WindowRef } from './reorder-window.js';
 
 const NONE = -1;
@@ -20,31 +20,76 @@ const PAGE_BITS = 12;
 const PAGE_SLOTS = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE_SLOTS - 1;
 /**
- * Pages kept when the backlog empties (3.5 MiB of columns, 65,536 slots,
+ * Pages kept when the backlog empties (2 MiB of columns, 65,536 slots,
  * for a collector's next push). A burst's other pages go: kept for twice
  * its peak backlog, as they were, those of a 2.3M-point burst
  * (bench:footprint) held 20 MB for good.
  */
 const KEPT_PAGES = 16;
 export const KEPT_SLOTS = KEPT_PAGES * PAGE_SLOTS;
+/** Records and metrics tables' first size, and what they shrink back to. */
+const FIRST_ROWS = 64;
 
-/** The columns of PAGE_SLOTS slots. */
+/**
+ * The columns of PAGE_SLOTS slots, 32 bytes a slot. What every ref of a
+ * record shares (its seq, when it was noted) is the record's, and a
+ * metric's newest slot is the metric's: a time-major push notes one ref
+ * for each of thousands of metrics, and held that twice in each of them.
+ */
 class Page {
-  readonly seqs = new Float64Array(PAGE_SLOTS);
+  /** The ref's record (see Records). */
+  readonly records = new Uint32Array(PAGE_SLOTS);
   readonly offsets = new Uint32Array(PAGE_SLOTS);
   readonly counts = new Uint32Array(PAGE_SLOTS);
   readonly oldest = new Float64Array(PAGE_SLOTS);
   readonly newest = new Float64Array(PAGE_SLOTS);
-  readonly notedAt = new Float64Array(PAGE_SLOTS);
   /** The next slot of the metric, or of the free list. */
   readonly next = new Int32Array(PAGE_SLOTS);
-  /** At a metric's oldest slot: its newest one. */
-  readonly tails = new Int32Array(PAGE_SLOTS);
+}
+
+function grown<T extends Float64Array | Int32Array | Uint32Array>(column: T, size: number): T {
+  if (size <= column.length) return column;
+  const out = new (column.constructor as new (n: number) => T)(Math.max(size, 2 * column.length));
+  out.set(column);
+  return out;
+}
+
+/** Rows numbered from 0, those let go used again first. */
+class Rows {
+  private readonly free: number[] = [];
+  private used = 0;
+
+  take(): number {
+    return this.free.pop() ?? this.used++;
+  }
+
+  give(row: number): void {
+    this.free.push(row);
+  }
+
+  /** Rows handed out so far: a table's columns must hold that many. */
+  get extent(): number {
+    return this.used;
+  }
+
+  clear(): void {
+    this.free.length = 0;
+    this.used = 0;
+  }
 }
 
 export class PendingRefs {
-  /** Per metric, its oldest slot. */
-  private readonly heads = new Map<string, number>();
+  /** Per metric, its row in heads and tails. */
+  private readonly metrics = new Map<string, number>();
+  private readonly metricRows = new Rows();
+  /** Per metric row, its oldest slot and its newest. */
+  private heads = new Int32Array(FIRST_ROWS);
+  private tails = new Int32Array(FIRST_ROWS);
+  /** Per record row: its seq, when it was noted, and how many of its refs are left. */
+  private readonly recordRows = new Rows();
+  private seqs = new Float64Array(FIRST_ROWS);
+  private notedAt = new Float64Array(FIRST_ROWS);
+  private left = new Uint32Array(FIRST_ROWS);
   /** Slot s is at index s & PAGE_MASK of page s >>> PAGE_BITS. */
   private readonly pages: Page[] = [new Page()];
   /** What window answers, and the objects it fills. */
@@ -67,15 +112,15 @@ export class PendingRefs {
 
   /** Metrics with refs. */
   get size(): number {
-    return this.heads.size;
+    return this.metrics.size;
   }
 
   has(metricId: string): boolean {
-    return this.heads.has(metricId);
+    return this.metrics.has(metricId);
   }
 
   metricIds(): IterableIterator<string> {
-    return this.heads.keys();
+    return this.metrics.keys();
   }
 
   private page(s: number): Page {
@@ -83,7 +128,7 @@ export class PendingRefs {
   }
 
   private seqOf(s: number): number {
-    return this.pages[s >>> PAGE_BITS]!.seqs[s & PAGE_MASK]!;
+    return this.seqs[this.pages[s >>> PAGE_BITS]!.records[s & PAGE_MASK]!]!;
   }
 
   private nextOf(s: number): number {
@@ -94,43 +139,74 @@ export class PendingRefs {
     this.pages[s >>> PAGE_BITS]!.next[s & PAGE_MASK] = next;
   }
 
-  /** Notes a ref, in seq order among the metric's (a record another node appended may be noted after later ones). */
-  add(metricId: string, seq: number, offset: number, count: number, oldest: number, newest: number, notedAt: number): void {
-    const s = this.slot();
-    const page = this.page(s);
-    const i = s & PAGE_MASK;
-    page.seqs[i] = seq;
-    page.offsets[i] = offset;
-    page.counts[i] = count;
-    page.oldest[i] = oldest;
-    page.newest[i] = newest;
-    page.notedAt[i] = notedAt;
-    this.total += count;
-    const head = this.heads.get(metricId);
-    if (head === undefined) {
-      page.next[i] = NONE;
-      page.tails[i] = s;
-      this.heads.set(metricId, s);
+  /**
+   * Notes the refs of record `seq`, noted at `notedAt`, one per entry; each
+   * goes in seq order among its metric's (a record another node appended
+   * may be noted after later ones).
+   */
+  add(seq: number, notedAt: number, refs: IncomingEntries): void {
+    const n = refs.metricIds.length;
+    if (n === 0) return;
+    const record = this.recordRows.take();
+    if (record >= this.seqs.length) {
+      this.seqs = grown(this.seqs, record + 1);
+      this.notedAt = grown(this.notedAt, record + 1);
+      this.left = grown(this.left, record + 1);
+    }
+    this.seqs[record] = seq;
+    this.notedAt[record] = notedAt;
+    this.left[record] = n;
+    const { metricIds, offsets, counts, oldest, newest } = refs;
+    for (let k = 0; k < n; k++) {
+      const s = this.slot();
+      const page = this.page(s);
+      const i = s & PAGE_MASK;
+      page.records[i] = record;
+      page.offsets[i] = offsets[k]!;
+      page.counts[i] = counts[k]!;
+      page.oldest[i] = oldest[k]!;
+      page.newest[i] = newest[k]!;
+      this.total += counts[k]!;
+      this.link(metricIds[k]!, s, seq);
+    }
+  }
+
+  /** Puts slot s, of record `seq`, in its metric's chain. */
+  private link(metricId: string, s: number, seq: number): void {
+    const row = this.metrics.get(metricId);
+    if (row === undefined) {
+      const fresh = this.metricRows.take();
+      if (fresh >= this.heads.length) {
+        this.heads = grown(this.heads, fresh + 1);
+        this.tails = grown(this.tails, fresh + 1);
+      }
+      this.setNext(s, NONE);
+      this.heads[fresh] = this.tails[fresh] = s;
+      this.metrics.set(metricId, fresh);
       return;
     }
-    const headPage = this.page(head);
-    const tail = headPage.tails[head & PAGE_MASK]!;
+    const tail = this.tails[row]!;
     if (this.seqOf(tail) <= seq) {
-      page.next[i] = NONE;
+      this.setNext(s, NONE);
       this.setNext(tail, s);
-      headPage.tails[head & PAGE_MASK] = s;
+      this.tails[row] = s;
       return;
     }
+    const head = this.heads[row]!;
     if (this.seqOf(head) > seq) {
-      page.next[i] = head;
-      page.tails[i] = tail;
-      this.heads.set(metricId, s);
+      this.setNext(s, head);
+      this.heads[row] = s;
       return;
     }
     let prev = head;
     while (this.seqOf(this.nextOf(prev)) <= seq) prev = this.nextOf(prev);
-    page.next[i] = this.nextOf(prev);
+    this.setNext(s, this.nextOf(prev));
     this.setNext(prev, s);
+  }
+
+  private headOf(metricId: string): number {
+    const row = this.metrics.get(metricId);
+    return row === undefined ? NONE : this.heads[row]!;
   }
 
   /**
@@ -141,15 +217,16 @@ export class PendingRefs {
   window(metricId: string): readonly WindowRef[] {
     const { view } = this;
     let n = 0;
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; n++) {
+    for (let s = this.headOf(metricId); s !== NONE; n++) {
       const page = this.page(s);
       const i = s & PAGE_MASK;
+      const record = page.records[i]!;
       let ref = this.viewed[n];
       if (ref === undefined) this.viewed.push((ref = { seq: 0, oldest: 0, newest: 0, notedAt: 0 }));
-      ref.seq = page.seqs[i]!;
+      ref.seq = this.seqs[record]!;
       ref.oldest = page.oldest[i]!;
       ref.newest = page.newest[i]!;
-      ref.notedAt = page.notedAt[i]!;
+      ref.notedAt = this.notedAt[record]!;
       view[n] = ref;
       s = page.next[i]!;
     }
@@ -160,10 +237,10 @@ export class PendingRefs {
   /** A metric's first `n` refs (all by default), to hand to a job. */
   refs(metricId: string, n = Infinity): IncomingRef[] {
     const out: IncomingRef[] = [];
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE && out.length < n; ) {
+    for (let s = this.headOf(metricId); s !== NONE && out.length < n; ) {
       const page = this.page(s);
       const i = s & PAGE_MASK;
-      out.push({ seq: page.seqs[i]!, offset: page.offsets[i]!, count: page.counts[i]! });
+      out.push({ seq: this.seqs[page.records[i]!]!, offset: page.offsets[i]!, count: page.counts[i]! });
       s = page.next[i]!;
     }
     return out;
@@ -172,40 +249,42 @@ export class PendingRefs {
   /** A metric's pending measures. */
   measuresOf(metricId: string): number {
     let n = 0;
-    for (let s = this.heads.get(metricId) ?? NONE; s !== NONE; s = this.nextOf(s)) n += this.page(s).counts[s & PAGE_MASK]!;
+    for (let s = this.headOf(metricId); s !== NONE; s = this.nextOf(s)) n += this.page(s).counts[s & PAGE_MASK]!;
     return n;
   }
 
   /**
-   * Drops a metric's refs up to seq `upTo` (all by default), telling `each`
-   * the seq of every one; the measures dropped.
+   * Drops a metric's refs up to seq `upTo` (all by default), telling `done`
+   * the seq of every record none of whose refs is left; the measures dropped.
    */
-  release(metricId: string, upTo = Infinity, each: (seq: number) => void = () => undefined): number {
-    const head = this.heads.get(metricId);
-    if (head === undefined) return 0;
-    const tail = this.page(head).tails[head & PAGE_MASK]!;
+  release(metricId: string, upTo = Infinity, done?: (seq: number) => void): number {
+    const row = this.metrics.get(metricId);
+    if (row === undefined) return 0;
+    const head = this.heads[row]!;
     let dropped = 0;
     let s = head;
     while (s !== NONE) {
       const page = this.page(s);
       const i = s & PAGE_MASK;
-      const seq = page.seqs[i]!;
+      const record = page.records[i]!;
+      const seq = this.seqs[record]!;
       if (seq > upTo) break;
       const after = page.next[i]!;
       dropped += page.counts[i]!;
-      each(seq);
+      if (--this.left[record]! === 0) {
+        this.recordRows.give(record);
+        done?.(seq);
+      }
       page.next[i] = this.free;
       this.free = s;
       s = after;
     }
     this.total -= dropped;
     if (s === NONE) {
-      this.heads.delete(metricId);
-      if (this.heads.size === 0) this.shrink();
-    } else if (s !== head) {
-      this.page(s).tails[s & PAGE_MASK] = tail;
-      this.heads.set(metricId, s);
-    }
+      this.metrics.delete(metricId);
+      this.metricRows.give(row);
+      if (this.metrics.size === 0) this.shrink();
+    } else if (s !== head) this.heads[row] = s;
     return dropped;
   }
 
@@ -219,12 +298,23 @@ export class PendingRefs {
     return this.unused++;
   }
 
-  /** Once no ref is left: no window objects, and at most KEPT_PAGES pages. */
+  /** Once no ref is left: no window objects, at most KEPT_PAGES pages, and tables of their first size. */
   private shrink(): void {
     this.free = NONE;
     this.unused = 0;
     this.view.length = 0;
     this.viewed.length = 0;
     this.pages.length = Math.min(this.pages.length, KEPT_PAGES);
+    this.metricRows.clear();
+    this.recordRows.clear();
+    if (this.heads.length > FIRST_ROWS) {
+      this.heads = new Int32Array(FIRST_ROWS);
+      this.tails = new Int32Array(FIRST_ROWS);
+    }
+    if (this.seqs.length > FIRST_ROWS) {
+      this.seqs = new Float64Array(FIRST_ROWS);
+      this.notedAt = new Float64Array(FIRST_ROWS);
+      this.left = new Uint32Array(FIRST_ROWS);
+    }
   }
 }

@@ -30,24 +30,17 @@ import { RECEIVING_HOLD_MS, takeable, windowCutoff } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
-interface LiveRecord {
-  /** Metrics that still have points in it. */
-  metrics: number;
-  /** When it was noted (ms, monotonic). */
-  notedAt: number;
-}
-
 /**
  * A held shard: its lease's fence, its incoming records some metric still
- * has points in, in the order noted (the first is the oldest), the newest
- * seq its records were scanned up to (see follow), and the greatest seq a
- * refresh on another node asked to be processed now (see
- * awaitProcessedElsewhere): `hurrySeen` as last read, `hurry` until no
- * record up to it is left.
+ * has points in, with when each was noted (ms, monotonic), in the order
+ * noted (the first is the oldest), the newest seq its records were scanned
+ * up to (see follow), and the greatest seq a refresh on another node
+ * asked to be processed now (see awaitProcessedElsewhere): `hurrySeen` as
+ * last read, `hurry` until no record up to it is left.
  */
 interface HeldShard {
   fence: Fence;
-  live: Map<number, LiveRecord>;
+  live: Map<number, number>;
   cursor: number;
   hurrySeen: number;
   hurry: number;
@@ -283,9 +276,8 @@ export class Processor {
     const held = this.held.get(shard);
     if (held === undefined) return;
     const notedAt = performance.now();
-    const { metricIds, offsets, counts, oldest, newest } = entries;
-    held.live.set(seq, { metrics: metricIds.length, notedAt });
-    for (let i = 0; i < metricIds.length; i++) this.pending.add(metricIds[i]!, seq, offsets[i]!, counts[i]!, oldest[i]!, newest[i]!, notedAt);
+    held.live.set(seq, notedAt);
+    this.pending.add(seq, notedAt, entries);
     this.schedule(0);
   }
 
@@ -316,14 +308,9 @@ export class Processor {
   /** Drops a metric's refs up to seq `upTo` (all by default); records no metric needs any more are deleted. The measures dropped. */
   private release(metricId: string, upTo = Infinity): number {
     const shard = this.options.drivers.incoming.shardOf(metricId);
-    const live = this.held.get(shard)?.live;
     // A shard lost meanwhile: its records are no longer ours to delete.
-    if (live === undefined) return this.pending.release(metricId, upTo);
-    return this.pending.release(metricId, upTo, (seq) => {
-      const record = live.get(seq);
-      if (record !== undefined && --record.metrics > 0) return;
-      this.drop(shard, seq);
-    });
+    if (!this.held.has(shard)) return this.pending.release(metricId, upTo);
+    return this.pending.release(metricId, upTo, (seq) => this.drop(shard, seq));
   }
 
   private drop(shard: Shard, seq: number): void {
@@ -335,7 +322,7 @@ export class Processor {
   private oldestNoted(): number {
     let oldest = Infinity;
     for (const { live } of this.held.values()) {
-      for (const { notedAt } of live.values()) {
+      for (const notedAt of live.values()) {
         oldest = Math.min(oldest, notedAt);
         break;
       }
@@ -732,11 +719,15 @@ export class Processor {
   private async jobsOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<ProcessJob[]> {
     const { index } = this.options;
     const metrics = await index.getMetrics(metricIds);
-    const names = [...new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.archivePolicyName])))];
+    // Loops rather than flatMap and entries(): an array or an iterator result per metric, for batches of hundreds.
+    const unique = new Set<string>();
+    for (const m of metrics) if (m !== undefined) unique.add(m.archivePolicyName);
+    const names = [...unique];
     const found = await Promise.all(names.map((name) => index.getPolicy(name)));
     const policies = new Map<string, ArchivePolicy | undefined>(names.map((name, i) => [name, found[i]]));
     const jobs: ProcessJob[] = [];
-    for (const [i, id] of metricIds.entries()) {
+    for (let i = 0; i < metricIds.length; i++) {
+      const id = metricIds[i]!;
       const metric = metrics[i];
       const policy = metric && policies.get(metric.archivePolicyName);
       if (metric === undefined || policy === undefined || (settle === undefined && !this.pending.has(id))) {

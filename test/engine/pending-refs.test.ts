@@ -1,13 +1,30 @@
 // The processor's packed pending refs: each metric's refs stay in seq order
 // whatever order they are noted in, a release drops a prefix and reports the
-// seqs it dropped, and slots freed are used again.
+// seqs of the records it emptied, and slots freed are used again.
 import { describe, expect, it } from 'vitest';
+import type { IncomingEntries } from '../../engine/incoming-batch.js';
 import { KEPT_SLOTS, PendingRefs } from '../../engine/pending-refs.js';
 
-/** Notes refs of one point each (offset = seq, oldest = newest = 10 * seq, notedAt = seq). */
+/** A record's entries: [metric id, offset, count, oldest, newest] each. */
+function entries(...refs: [metricId: string, offset: number, count: number, oldest: number, newest: number][]): IncomingEntries {
+  return {
+    metricIds: refs.map((r) => r[0]),
+    offsets: Uint32Array.from(refs, (r) => r[1]),
+    counts: Uint32Array.from(refs, (r) => r[2]),
+    oldest: Float64Array.from(refs, (r) => r[3]),
+    newest: Float64Array.from(refs, (r) => r[4]),
+  };
+}
+
+/** Notes one point of `metricId` in record `seq` (offset = seq, oldest = newest = 10 * seq, notedAt = seq). */
+function note(pending: PendingRefs, metricId: string, seq: number): void {
+  pending.add(seq, seq, entries([metricId, seq, 1, 10 * seq, 10 * seq]));
+}
+
+/** Notes records of one ref each. */
 function noted(...refs: [metricId: string, seq: number][]): PendingRefs {
   const pending = new PendingRefs();
-  for (const [id, seq] of refs) pending.add(id, seq, seq, 1, 10 * seq, 10 * seq, seq);
+  for (const [id, seq] of refs) note(pending, id, seq);
   return pending;
 }
 
@@ -28,14 +45,14 @@ describe('PendingRefs', () => {
 
   it('gives a metric\'s first refs with their offsets and counts', () => {
     const pending = new PendingRefs();
-    pending.add('m', 1, 40, 2, 0, 0, 0);
-    pending.add('m', 2, 80, 3, 0, 0, 0);
+    pending.add(1, 0, entries(['m', 40, 2, 0, 0]));
+    pending.add(2, 0, entries(['m', 80, 3, 0, 0]));
     expect(pending.refs('m', 1)).toEqual([{ seq: 1, offset: 40, count: 2 }]);
     expect(pending.measuresOf('m')).toBe(5);
     expect(pending.refs('none')).toEqual([]);
   });
 
-  it('releases a prefix up to a seq, counting the measures and telling each seq', () => {
+  it('releases a prefix up to a seq, counting the measures and telling each record emptied', () => {
     const pending = noted(['m', 1], ['m', 2], ['m', 5], ['n', 2]);
     const told: number[] = [];
     expect(pending.release('m', 2, (seq) => told.push(seq))).toBe(2);
@@ -43,7 +60,7 @@ describe('PendingRefs', () => {
     expect(seqsOf(pending, 'm')).toEqual([5]);
     expect(pending.measures).toBe(2);
     // Noted after the release: appended behind the new first ref.
-    pending.add('m', 7, 7, 1, 70, 70, 7);
+    note(pending, 'm', 7);
     expect(seqsOf(pending, 'm')).toEqual([5, 7]);
     expect(pending.release('m')).toBe(2);
     expect(pending.has('m')).toBe(false);
@@ -51,13 +68,29 @@ describe('PendingRefs', () => {
     expect(pending.release('m')).toBe(0);
   });
 
+  it('tells a record emptied once the last of its metrics releases it', () => {
+    const pending = new PendingRefs();
+    pending.add(1, 5, entries(['a', 4, 1, 10, 10], ['b', 40, 2, 20, 30]));
+    pending.add(2, 6, entries(['a', 4, 1, 40, 40]));
+    expect(pending.window('b').map((r) => [r.seq, r.oldest, r.newest, r.notedAt])).toEqual([[1, 20, 30, 5]]);
+    expect(pending.window('a').map((r) => [r.seq, r.notedAt])).toEqual([[1, 5], [2, 6]]);
+    const told: number[] = [];
+    pending.release('a', 1, (seq) => told.push(seq));
+    expect(told, 'b still has points in record 1').toEqual([]);
+    pending.release('b', Infinity, (seq) => told.push(seq));
+    expect(told).toEqual([1]);
+    pending.release('a', Infinity, (seq) => told.push(seq));
+    expect(told).toEqual([1, 2]);
+    expect([pending.size, pending.measures]).toEqual([0, 0]);
+  });
+
   it('grows past its first pages, reuses released slots, and empties', () => {
     const pending = new PendingRefs();
     const n = 10_000;
     const ids = Array.from({ length: n }, (_, i) => `m${i}`);
-    for (const [i, id] of ids.entries()) pending.add(id, i, i, 1, 0, 0, 0);
+    for (const [i, id] of ids.entries()) pending.add(i, 0, entries([id, i, 1, 0, 0]));
     for (const id of ids.slice(0, n / 2)) pending.release(id);
-    for (const [i, id] of ids.entries()) pending.add(id, n + i, n + i, 1, 0, 0, 0);
+    for (const [i, id] of ids.entries()) pending.add(n + i, 0, entries([id, n + i, 1, 0, 0]));
     expect(pending.size).toBe(n);
     expect(pending.measures).toBe(1.5 * n);
     expect(seqsOf(pending, 'm0')).toEqual([n]);
@@ -67,20 +100,20 @@ describe('PendingRefs', () => {
     ]);
     for (const id of ids) pending.release(id);
     expect([pending.size, pending.measures]).toEqual([0, 0]);
-    pending.add('again', 1, 0, 1, 0, 0, 0);
+    note(pending, 'again', 1);
     expect(seqsOf(pending, 'again')).toEqual([1]);
   });
 
   it('keeps KEPT_SLOTS once a burst larger than them is released', () => {
     const pending = new PendingRefs();
     const n = 3 * KEPT_SLOTS;
-    for (let i = 0; i < n; i++) pending.add(`m${i % 100}`, i, 0, 1, 0, 0, 0);
+    for (let i = 0; i < n; i++) note(pending, `m${i % 100}`, i);
     expect(pending.capacity).toBeGreaterThanOrEqual(n);
     for (let i = 0; i < 99; i++) pending.release(`m${i}`);
     expect(pending.capacity, 'refs remain').toBeGreaterThanOrEqual(n);
     pending.release('m99');
     expect(pending.capacity).toBe(KEPT_SLOTS);
-    pending.add('again', 1, 0, 1, 0, 0, 0);
+    note(pending, 'again', 1);
     expect(seqsOf(pending, 'again')).toEqual([1]);
   });
 });
