@@ -6,6 +6,7 @@
  * walked by every full collection, which let the heap grow to a multiple
  * of them. Columns are a few flat buffers the collector never looks into.
  */
+import { grown } from '../formats/grown.js';
 import type { IncomingEntries, IncomingRef } from './incoming-batch.js';
 import type { WindowRef } from './reorder-window.js';
 
@@ -45,13 +46,6 @@ class Page {
   readonly newest = new Float64Array(PAGE_SLOTS);
   /** The next slot of the metric, or of the free list. */
   readonly next = new Int32Array(PAGE_SLOTS);
-}
-
-function grown<T extends Float64Array | Int32Array | Uint32Array>(column: T, size: number): T {
-  if (size <= column.length) return column;
-  const out = new (column.constructor as new (n: number) => T)(Math.max(size, 2 * column.length));
-  out.set(column);
-  return out;
 }
 
 /** Rows numbered from 0, those let go used again first. */

@@ -17,6 +17,7 @@
  * (see engine/collector.ts).
  */
 import { FormatError } from '../formats/errors.js';
+import { grown } from '../formats/grown.js';
 import type { MetricRecord } from './index.js';
 import { resourceUuid } from './resource-id.js';
 
@@ -262,12 +263,12 @@ export class ByteMap<V> {
     const entry = this.values.length;
     if (2 * (entry + 1) > this.table.length) this.rehash(2 * this.table.length);
     if (entry === this.hashes.length) {
-      this.hashes = grown(this.hashes, new Int32Array(2 * entry));
-      this.keyStart = grown(this.keyStart, new Int32Array(2 * entry + 1));
+      this.hashes = grown(this.hashes, 2 * entry);
+      this.keyStart = grown(this.keyStart, 2 * entry + 1);
     }
     const length = end - start;
     if (this.used + length > this.keyBytes.length) {
-      this.keyBytes = grown(this.keyBytes, new Uint8Array(Math.max(2 * this.keyBytes.length, this.used + length)));
+      this.keyBytes = grown(this.keyBytes, this.used + length);
     }
     this.keyBytes.set(bytes.subarray(start, end), this.used);
     this.used += length;
@@ -289,9 +290,4 @@ export class ByteMap<V> {
     this.table = new Int32Array(size);
     for (let entry = 0; entry < this.values.length; entry++) this.place(entry);
   }
-}
-
-function grown<T extends Uint8Array | Int32Array>(a: T, next: T): T {
-  next.set(a);
-  return next;
 }

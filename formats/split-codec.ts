@@ -60,6 +60,7 @@ import {
 } from 'apache-arrow';
 import { Compressor, Decompressor } from 'zstd-napi';
 import { MAX_VARUINT_BYTES, readVaruint, writeVaruint } from './varint.js';
+import { grown } from './grown.js';
 
 export interface SplitColumns {
   /** Ascending, each >= key, `(ts - key)` a multiple of the granularity. */
@@ -242,7 +243,7 @@ export function encodeSplit(key: number, granularity: number, data: SplitColumns
 let compactBodyBuffer = new Uint8Array(0);
 
 function compactBody(size: number): Uint8Array {
-  if (compactBodyBuffer.length < size) compactBodyBuffer = new Uint8Array(Math.max(size, 2 * compactBodyBuffer.length));
+  compactBodyBuffer = grown(compactBodyBuffer, size);
   return compactBodyBuffer.subarray(0, size);
 }
 
@@ -767,7 +768,7 @@ const candidates = {
 };
 
 function candidateWords(which: 'raw' | 'xor' | 'delta', length: number): Uint32Array {
-  if (candidates[which].length < length) candidates[which] = new Uint32Array(Math.max(length, 2 * candidates[which].length));
+  candidates[which] = grown(candidates[which], length);
   return candidates[which].subarray(0, length);
 }
 
@@ -829,10 +830,8 @@ interface DecimalDeltas {
  */
 function decimalDeltas(values: Float64Array, mask: Uint8Array | null): DecimalDeltas | null {
   const n = values.length;
-  if (candidates.deltas.length < n) {
-    candidates.deltas = new Float64Array(Math.max(n, 2 * candidates.deltas.length));
-    candidates.residuals = new Uint16Array(candidates.deltas.length);
-  }
+  candidates.deltas = grown(candidates.deltas, n);
+  candidates.residuals = grown(candidates.residuals, n);
   const deltas = candidates.deltas.subarray(0, n);
   const residuals = candidates.residuals.subarray(0, n);
   // Absent rows are skipped by every fit and must read as 0.

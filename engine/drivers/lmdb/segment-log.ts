@@ -31,6 +31,7 @@ import { appendFile, close, closeSync, fdatasync, fsync, mkdir, open, openSync, 
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
+import { grown } from '../../../formats/grown.js';
 import type { Storage } from '../../storage.js';
 import type { IncomingLog, Shard } from '../types.js';
 import { LmdbIncomingLog } from './incoming.js';
@@ -167,7 +168,7 @@ class ReadBuffer {
   private bytes = new Uint8Array(0);
 
   take(length: number): Uint8Array {
-    if (this.bytes.length < length) this.bytes = new Uint8Array(Math.max(length, 2 * this.bytes.length));
+    this.bytes = grown(this.bytes, length);
     return this.bytes.subarray(0, length);
   }
 
