@@ -19,18 +19,29 @@ export const IDLE_CHECK_MS = 5000;
 /** Measures (accepted plus processed) since the last collection below which a quiet spell does not call for one. */
 export const BURST_MEASURES = 100_000;
 
+/** Tries at getting `gc()` before giving up: each loses only to another thread's unset in between. */
+const GC_TRIES = 100;
+
 /**
  * V8's `gc()`, which node gives only with --expose-gc: the flag is set
  * while a new context is made (it gets the function), then unset so that
- * contexts and workers made later do not see it.
+ * contexts and workers made later do not see it. The flag is the process'
+ * own: processing threads asked at once to release do this together, and
+ * one's unset may come between another's set and its context, which then
+ * has no `gc`; that one tries again.
  */
 export function fullCollection(): () => void {
-  setFlagsFromString('--expose-gc');
-  try {
-    return runInNewContext('gc') as () => void;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
+  for (let i = 0; i < GC_TRIES; i++) {
+    setFlagsFromString('--expose-gc');
+    let gc: unknown;
+    try {
+      gc = runInNewContext('globalThis.gc');
+    } finally {
+      setFlagsFromString('--no-expose-gc');
+    }
+    if (typeof gc === 'function') return gc as () => void;
   }
+  throw new Error(`gc() not exposed after ${GC_TRIES} tries`);
 }
 
 export interface IdleCollectionOptions {
