@@ -61,6 +61,9 @@ const FAILED_RETRY_MS = 1000;
 /** Shard leases last this long unless renewed (ProcessorOptions.leaseMs). */
 export const DEFAULT_LEASE_MS = 30_000;
 
+/** How long a refresh waits on a live holder that makes no progress (ProcessorOptions.busyHolderPatienceMs). */
+export const DEFAULT_BUSY_HOLDER_PATIENCE_MS = 60_000;
+
 /**
  * Loose rows worth settling a metric for: settling re-encodes its newest
  * chunk, so a metric that receives a point now and then is settled once
@@ -102,6 +105,13 @@ export interface ProcessorOptions {
   activity?: Activity;
   /** Milliseconds a shard lease lasts unless renewed; absent: DEFAULT_LEASE_MS. */
   leaseMs?: number;
+  /**
+   * Milliseconds a refresh waits, without progress, on another node that
+   * keeps the shard's lease (alive: it renews it), at least two leases;
+   * absent: DEFAULT_BUSY_HOLDER_PATIENCE_MS. One batch of a backlog may take
+   * longer than two leases on a loaded machine.
+   */
+  busyHolderPatienceMs?: number;
 }
 
 export interface BacklogStatus {
@@ -420,13 +430,15 @@ export class Processor {
    * record acknowledged before the call: every record up to the shard's
    * head then is gone or consumed by the metrics' states. A holder asked
    * to hurry takes those records at its next follow, without waiting for
-   * its reorder window; a shard whose holder died waits for the lease to
-   * expire and a new holder, hence the deadline: two leases without
-   * progress. A holder that consumes records but slowly (a slow object store,
-   * a backlog) is waited for, as a refresh waits for local processing.
+   * its reorder window. A shard whose holder died waits for the lease to
+   * expire and a new holder (a new fence), for two leases at most; a holder
+   * that keeps its lease is alive and waited for as a refresh waits for
+   * local processing, however slowly it consumes records (a slow object
+   * store, a batch of a long backlog), as long as it makes progress within
+   * busyHolderPatienceMs.
    */
   private async awaitProcessedElsewhere(metricIds: string[]): Promise<void> {
-    const { incoming, series } = this.options.drivers;
+    const { incoming, series, coordinator } = this.options.drivers;
     const byShard = new Map<Shard, Set<string>>();
     for (const id of metricIds) {
       const shard = incoming.shardOf(id);
@@ -434,11 +446,12 @@ export class Processor {
       if (ids === undefined) byShard.set(shard, new Set([id]));
       else ids.add(id);
     }
-    const patienceMs = 2 * this.leaseMs();
+    const lapseMs = 2 * this.leaseMs();
+    const busyMs = Math.max(lapseMs, this.options.busyHolderPatienceMs ?? DEFAULT_BUSY_HOLDER_PATIENCE_MS);
     for (const [shard, ids] of byShard) {
       const head = await incoming.head(shard);
       let hurried = false;
-      let deadline = performance.now() + patienceMs;
+      let progressAt = performance.now();
       let progress = '';
       let pollMs = Math.min(this.options.intervalMs, POLL_LEAST_MS);
       for (;;) {
@@ -462,10 +475,13 @@ export class Processor {
         if (!waiting) break;
         if (!hurried) await incoming.hurry(shard, head);
         hurried = true;
-        // Progress: the holder dropped records it consumed, or these metrics took some.
-        const now = `${records} ${[...lastSeqs.values()].join(' ')}`;
-        if (now !== progress) deadline = performance.now() + patienceMs;
+        // Progress: another holder took the shard, the holder dropped records it consumed, or these metrics took some.
+        const fence = await coordinator.leaseOf(shard);
+        const now = `${fence} ${records} ${[...lastSeqs.values()].join(' ')}`;
+        if (now !== progress) progressAt = performance.now();
         progress = now;
+        const patienceMs = fence === null ? lapseMs : busyMs;
+        const deadline = progressAt + patienceMs;
         if (performance.now() > deadline) throw new EngineUnavailable('processing', `shard ${shard} made no progress within ${patienceMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, Math.max(1, deadline - performance.now()))));
         pollMs = Math.min(2 * pollMs, POLL_MOST_MS);

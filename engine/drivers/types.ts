@@ -158,6 +158,8 @@ export interface Coordinator {
   /** Extends a lease held under `fence`; false once it was lost. */
   renew(shard: Shard, fence: Fence, ttlMs: number): Promise<boolean>;
   release(shard: Shard, fence: Fence): Promise<void>;
+  /** The fence the shard's lease is held under now, whoever holds it; null while nobody does. */
+  leaseOf(shard: Shard): Promise<Fence | null>;
   /** Calls `listener` whenever owned() may have changed; the unsubscribe. */
   onChange(listener: () => void): () => void;
 }

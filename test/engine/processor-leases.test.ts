@@ -3,7 +3,8 @@
 // in the shard's incoming records), commits each batch under that lease's
 // fence, and lets the shard go when the coordinator takes it away or the
 // lease is lost. The engine's own coordinator always holds the one shard;
-// a coordinator whose answers the test sets stands in for the others.
+// a coordinator whose answers the test sets stands in for the others (its
+// leases shared with another such coordinator, as nodes share Redis').
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
 
 class SetCoordinator implements Coordinator {
+  constructor(readonly leases = new Map<Shard, Fence>()) {}
+
   shards: Shard[] = [];
   /** Whether lock() gets the lease. */
   free = true;
@@ -33,16 +36,24 @@ class SetCoordinator implements Coordinator {
     return this.shards;
   }
 
-  async lock(): Promise<Fence | null> {
-    return this.free ? ++this.fence : null;
+  async lock(shard: Shard): Promise<Fence | null> {
+    if (!this.free) return null;
+    this.leases.set(shard, ++this.fence);
+    return this.fence;
   }
 
-  async renew(): Promise<boolean> {
+  async renew(shard: Shard): Promise<boolean> {
+    if (!this.kept) this.leases.delete(shard);
     return this.kept;
   }
 
   async release(shard: Shard, fence: Fence): Promise<void> {
     this.released.push([shard, fence]);
+    if (this.leases.get(shard) === fence) this.leases.delete(shard);
+  }
+
+  async leaseOf(shard: Shard): Promise<Fence | null> {
+    return this.leases.get(shard) ?? null;
   }
 
   onChange(listener: () => void): () => void {
@@ -180,37 +191,65 @@ describe('shard leases', () => {
   });
 
   describe('a refresh of metrics whose shard another node holds (lease 60 ms: two leases are 120 ms)', () => {
-    /** A node holding no shard, following the shared log. */
-    const reader = () => new Processor({ drivers: { ...engine.drivers, incoming: sharedLog(), coordinator: new SetCoordinator() }, index: engine.index, runner: inlineRunner(engine.drivers), parallelism: 1, intervalMs: 1e9, batchSize: 8, leaseMs: 60 });
+    /** A node holding no shard, following the shared log, seeing the holder's lease. */
+    const reader = (busyHolderPatienceMs?: number) =>
+      new Processor({
+        drivers: { ...engine.drivers, incoming: sharedLog(), coordinator: new SetCoordinator(coordinator.leases) },
+        index: engine.index,
+        runner: inlineRunner(engine.drivers),
+        parallelism: 1,
+        intervalMs: 1e9,
+        batchSize: 8,
+        leaseMs: 60,
+        ...(busyHolderPatienceMs === undefined ? {} : { busyHolderPatienceMs }),
+      });
 
-    it('waits for a holder that takes longer than two leases but keeps processing', async () => {
+    /**
+     * Six metrics with a measure each, a holder of their shard whose batches take `batchMs` (or, `stuck`,
+     * never end while the refresh waits), and a refresh of them through a reader: how long it took.
+     */
+    async function refreshThroughReader(holderBatchSize: number, batchMs: number, { busyHolderPatienceMs = undefined as number | undefined, stuck = false } = {}): Promise<number> {
       const metrics = [metric];
       for (let i = 0; i < 5; i++) metrics.push(await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null }));
       for (const [i, m] of metrics.entries()) await engine.addMeasures(new Map([[m.id, { timestamps: Float64Array.of(T0), values: Float64Array.of(i) }]]));
-      // One metric a batch, 60 ms each: 360 ms for the six.
       const run = inlineRunner(engine.drivers);
+      let unstick: (() => void) | undefined;
+      const stuckUntil = stuck ? new Promise<void>((resolve) => (unstick = resolve)) : undefined;
       const holder = new Processor({
         drivers: { ...engine.drivers, incoming: sharedLog(), coordinator },
         index: engine.index,
-        runner: async (jobs, lease) => (await new Promise((resolve) => setTimeout(resolve, 60)), run(jobs, lease)),
+        runner: async (jobs, lease) => (await stuckUntil, await new Promise((resolve) => setTimeout(resolve, batchMs)), run(jobs, lease)),
         parallelism: 1,
         intervalMs: 1e9,
-        batchSize: 1,
+        batchSize: holderBatchSize,
         leaseMs: 60_000,
       });
-      const node = reader();
+      const node = reader(busyHolderPatienceMs);
       await node.open();
       coordinator.give([0]);
       await holder.open();
       holder.start();
+      const started = performance.now();
       try {
-        const started = performance.now();
         await node.refresh(metrics.map((m) => m.id));
-        expect(performance.now() - started).toBeGreaterThan(120);
       } finally {
-        await Promise.all([holder.close(), node.close()]);
+        unstick?.();
+        await Promise.all([node.close(), holder.close()]);
       }
+      const took = performance.now() - started;
       for (const [i, m] of metrics.entries()) expect([...(await engine.getMeasures(m, { method: 'sum' }))[0]!.values]).toEqual([i]);
+      return took;
+    }
+
+    it.each([
+      ['takes longer than two leases but keeps processing (a metric a batch, 60 ms each)', 1, 60, 360],
+      ['keeps its lease through one batch longer than two leases (400 ms)', 8, 400, 400],
+    ])('waits for a holder that %s', async (_, holderBatchSize, batchMs, least) => {
+      expect(await refreshThroughReader(holderBatchSize, batchMs)).toBeGreaterThanOrEqual(least - 20);
+    });
+
+    it('answers EngineUnavailable once a holder that keeps its lease makes no progress for busyHolderPatienceMs', async () => {
+      await expect(refreshThroughReader(8, 0, { busyHolderPatienceMs: 300, stuck: true })).rejects.toThrow(/shard 0 made no progress within 300 ms/);
     });
 
     it('answers EngineUnavailable once two leases pass without progress (no holder)', async () => {

@@ -20,6 +20,10 @@ export class LocalCoordinator implements Coordinator {
 
   async release(): Promise<void> {}
 
+  async leaseOf(): Promise<Fence> {
+    return 0;
+  }
+
   onChange(): () => void {
     return () => {};
   }

@@ -103,6 +103,11 @@ export class RedisCoordinator implements Coordinator {
     await guard(runScript(this.client, RELEASE, [shardKeys.lock(shard)], [String(fence)]));
   }
 
+  async leaseOf(shard: Shard): Promise<Fence | null> {
+    const value = await guard(this.client.get(shardKeys.lock(shard)));
+    return value === null ? null : Number(value);
+  }
+
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

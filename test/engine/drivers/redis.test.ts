@@ -107,15 +107,22 @@ describe.skipIf(missing !== undefined)(missing ?? 'Redis drivers', { timeout: 60
     expect(await b.drivers.coordinator.renew(0, fence, 60_000)).toBe(true);
   });
 
-  it('keeps a renewed lease, and frees a released one', async () => {
+  it('keeps a renewed lease, and frees a released one; any node sees the fence a shard is held under', async () => {
     const coordinator = subjects[0]!.drivers.coordinator;
+    const other = (await subject('node-b')).drivers.coordinator;
+    expect(await other.leaseOf(1)).toBeNull();
     const fence = (await coordinator.lock(1, 300))!;
+    expect(await other.leaseOf(1)).toBe(fence);
     await sleep(200);
     expect(await coordinator.renew(1, fence, 300)).toBe(true);
     await sleep(200);
     expect(await coordinator.lock(1, 300)).toBeNull();
+    expect(await other.leaseOf(1)).toBe(fence);
     await coordinator.release(1, fence);
+    expect(await other.leaseOf(1)).toBeNull();
     expect(await coordinator.lock(1, 300)).toBe(fence + 1);
+    await sleep(400);
+    expect(await other.leaseOf(1), 'expired').toBeNull();
   });
 
   it('spreads the shards over the live nodes, and hands them over when one joins or leaves', async () => {
@@ -288,6 +295,7 @@ describe.skipIf(missing !== undefined)(missing ?? 'Redis drivers', { timeout: 60
         ['lock', () => s.drivers.coordinator.lock(0, 1000)],
         ['renew', () => s.drivers.coordinator.renew(3, lease.fence, 1000)],
         ['release', () => s.drivers.coordinator.release(3, lease.fence)],
+        ['leaseOf', () => s.drivers.coordinator.leaseOf(3)],
         ['heartbeat', () => s.drivers.coordinator.heartbeat()],
         ['connect', () => connectRedis(engine.url, { connectTimeoutMs: 300 })],
       ];
