@@ -166,6 +166,8 @@ export interface CollectorMaps<S> {
 export class CollectorScope<S> {
   private readonly scope: SeriesScope<CollectorMaps<S>>;
   private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), byId: new Map(), metrics: new Map() };
+  /** The entry of the series last seen (START before the first, UNKNOWN after one not remembered). */
+  private last = START;
 
   constructor(
     private readonly cache: SeriesCache,
@@ -174,14 +176,50 @@ export class CollectorScope<S> {
     this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), byId: new Map(), metrics: new Map() }));
   }
 
+  /** The entry of the series written as bytes [start, end), whose hashBytes is `hash`; -1 when not remembered. */
+  seriesEntry(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    return this.scope.maps.series.find(bytes, start, end, hash);
+  }
+
+  /** The series of an entry seriesEntry, expected or rememberSeries gave. */
+  seriesAt(entry: number): S {
+    return this.scope.maps.series.value(entry);
+  }
+
   /** The series written as bytes [start, end), whose hashBytes is `hash`. */
   series(bytes: Uint8Array, start: number, end: number, hash: number): S | undefined {
     return this.scope.maps.series.get(bytes, start, end, hash);
   }
 
-  /** Remembers a series if the cache has room (one not remembered is built again on its next line). */
-  rememberSeries(bytes: Uint8Array, start: number, end: number, hash: number, series: S): void {
-    if (this.cache.room(this.scope)) this.scope.maps.series.add(bytes, start, end, hash, series);
+  /**
+   * Remembers a series if the cache has room (one not remembered is built
+   * again on its next line); answers its entry, -1 when not remembered.
+   */
+  rememberSeries(bytes: Uint8Array, start: number, end: number, hash: number, series: S): number {
+    return this.cache.room(this.scope) ? this.scope.maps.series.add(bytes, start, end, hash, series) : -1;
+  }
+
+  /**
+   * The entry of the series expected next: the one that followed the series
+   * last seen (or started the write) when a write last saw it; -1 for none.
+   * Collectors send their series in the same order write after write, so
+   * a line's series can be recognised by comparing its bytes with one key
+   * instead of hashing them and probing.
+   */
+  expected(): number {
+    return this.last === UNKNOWN ? -1 : this.scope.maps.series.following(this.last);
+  }
+
+  /** The entry of the series just read, -1 when not remembered: what expected() answers next time after the one before. */
+  seen(entry: number): void {
+    const { series } = this.scope.maps;
+    if (this.last !== UNKNOWN && entry !== -1 && series.following(this.last) !== entry) series.follow(this.last, entry);
+    this.last = entry === -1 ? UNKNOWN : entry;
+  }
+
+  /** End of entry's key when `bytes` hold it from `start` and it ends before `end`; -1 otherwise. */
+  keyEndAt(entry: number, bytes: Uint8Array, start: number, end: number): number {
+    return this.scope.maps.series.keyEndAt(entry, bytes, start, end);
   }
 
   /** The slot of a resource key, made by `create` the first time (marked `shared` when its id is another slot's). */
@@ -201,17 +239,27 @@ export class CollectorScope<S> {
     return slot;
   }
 
-  metric(resource: ResourceSlot, name: string): MetricSlot {
+  /**
+   * The slot of a metric, made the first time. `held`: a series remembered
+   * in the scope keeps it, so it goes into the scope's map even when the
+   * cache is full (uncounted, as it takes no more memory): a later write
+   * must find the series' slot, not make a second one for the same metric.
+   */
+  metric(resource: ResourceSlot, name: string, held = false): MetricSlot {
     const { metrics } = this.scope.maps;
     const identity = `${resource.key}\u0000${name}`;
     let slot = metrics.get(identity) ?? this.own.metrics.get(identity);
     if (slot === undefined) {
       slot = new MetricSlot(resource, name);
-      (this.cache.room(this.scope) ? metrics : this.own.metrics).set(identity, slot);
+      (held || this.cache.room(this.scope) ? metrics : this.own.metrics).set(identity, slot);
     }
     return slot;
   }
 }
+
+/** CollectorScope.last before a write's first series, and after a series not remembered. */
+const START = -1;
+const UNKNOWN = -2;
 
 /** FNV-1a of bytes [start, end) (ByteMap's hash). */
 export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
@@ -233,6 +281,8 @@ export class ByteMap<V> {
   /** Entry e's key is keyBytes[keyStart[e], keyStart[e + 1]). */
   private keyStart = new Int32Array(33);
   private hashes = new Int32Array(32);
+  /** 1 + the entry that followed entry e - 1 (e = 0: the start), 0 for none; see `follow`. */
+  private after = new Int32Array(33);
   private values: V[] = [];
   /** Entry number + 1 per slot, 0 when empty; a power of two long, at most half full. */
   private table = new Int32Array(64);
@@ -243,28 +293,59 @@ export class ByteMap<V> {
 
   /** The value of key [start, end) of `bytes`, whose hashBytes is `hash`. */
   get(bytes: Uint8Array, start: number, end: number, hash: number): V | undefined {
+    const entry = this.find(bytes, start, end, hash);
+    return entry === -1 ? undefined : this.values[entry];
+  }
+
+  /** The entry of key [start, end) of `bytes`, whose hashBytes is `hash`; -1 when missing. */
+  find(bytes: Uint8Array, start: number, end: number, hash: number): number {
     const { table, keyBytes, keyStart, hashes } = this;
     const mask = table.length - 1;
     const length = end - start;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[i]! - 1;
-      if (entry === -1) return undefined;
+      if (entry === -1) return -1;
       if (hashes[entry] !== (hash | 0)) continue;
       const at = keyStart[entry]!;
       if (keyStart[entry + 1]! - at !== length) continue;
       let j = 0;
       while (j < length && keyBytes[at + j] === bytes[start + j]) j++;
-      if (j === length) return this.values[entry];
+      if (j === length) return entry;
     }
   }
 
-  /** Adds key [start, end) of `bytes` (known to be missing). */
-  add(bytes: Uint8Array, start: number, end: number, hash: number, value: V): void {
+  value(entry: number): V {
+    return this.values[entry]!;
+  }
+
+  /** End of entry's key when `bytes` hold it from `start` and it ends before `end`; -1 otherwise. */
+  keyEndAt(entry: number, bytes: Uint8Array, start: number, end: number): number {
+    const { keyBytes } = this;
+    const at = this.keyStart[entry]!;
+    const length = this.keyStart[entry + 1]! - at;
+    if (start + length >= end) return -1;
+    for (let j = 0; j < length; j++) if (keyBytes[at + j] !== bytes[start + j]) return -1;
+    return start + length;
+  }
+
+  /** The entry `follow` last set after `entry` (-1: the start), -1 for none. */
+  following(entry: number): number {
+    return this.after[entry + 1]! - 1;
+  }
+
+  /** Notes that `next` came after `entry` (-1: the start). */
+  follow(entry: number, next: number): void {
+    this.after[entry + 1] = next + 1;
+  }
+
+  /** Adds key [start, end) of `bytes` (known to be missing); answers its entry. */
+  add(bytes: Uint8Array, start: number, end: number, hash: number, value: V): number {
     const entry = this.values.length;
     if (2 * (entry + 1) > this.table.length) this.rehash(2 * this.table.length);
     if (entry === this.hashes.length) {
       this.hashes = grown(this.hashes, 2 * entry);
       this.keyStart = grown(this.keyStart, 2 * entry + 1);
+      this.after = grown(this.after, 2 * entry + 1);
     }
     const length = end - start;
     if (this.used + length > this.keyBytes.length) {
@@ -276,6 +357,7 @@ export class ByteMap<V> {
     this.hashes[entry] = hash;
     this.values.push(value);
     this.place(entry);
+    return entry;
   }
 
   private place(entry: number): void {

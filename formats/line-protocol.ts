@@ -328,8 +328,9 @@ export class LineScanner {
   kind = new Uint8Array(16);
   value = new Float64Array(16);
   micros = NO_TIMESTAMP;
-  private lineStart = 0;
-  private lineEnd = 0;
+  /** The current line, without its line end. */
+  lineStart = 0;
+  lineEnd = 0;
   private pos: number;
   private readonly precision: string;
   /** ns: a timestamp's last three digits are dropped; otherwise it is multiplied by this. */
@@ -351,8 +352,18 @@ export class LineScanner {
     this.pos = BOM.every((b, i) => body[i] === b) ? BOM.length : 0;
   }
 
-  /** Moves to the next non-blank, non-comment line; false at the end. Throws LineProtocolError for a line that does not parse. */
+  /** Moves to the next non-blank, non-comment line and reads it; false at the end. Throws LineProtocolError for a line that does not parse. */
   next(): boolean {
+    if (!this.nextLine()) return false;
+    this.read(-1);
+    return true;
+  }
+
+  /**
+   * Moves to the next non-blank, non-comment line, [lineStart, lineEnd),
+   * without reading it (`read` does); false at the end.
+   */
+  nextLine(): boolean {
     const b = this.body;
     while (this.pos <= b.length) {
       const start = this.pos;
@@ -367,11 +378,21 @@ export class LineScanner {
       if (first === HASH) continue;
       this.lineStart = start;
       this.lineEnd = end;
-      this.point = null;
-      if (!this.scan(start, end)) this.reparse();
       return true;
     }
     return false;
+  }
+
+  /**
+   * Reads the line nextLine found. `seriesEnd`, unless -1, is where the
+   * caller knows the series part ends: [lineStart, seriesEnd) holds, byte
+   * for byte, a series part this scanner read before, and a space follows
+   * (the part is then neither checked nor hashed again: seriesHash is left
+   * as it was). Throws LineProtocolError for a line that does not parse.
+   */
+  read(seriesEnd: number): void {
+    this.point = null;
+    if (!this.scan(this.lineStart, this.lineEnd, seriesEnd)) this.reparse();
   }
 
   /**
@@ -385,10 +406,10 @@ export class LineScanner {
     this.micros = p.timestamp === null ? NO_TIMESTAMP : (timestampMicros(p.timestamp, this.precision) ?? Number.NaN);
   }
 
-  /** The line [start, end) from its bytes; false when it must go through parseLine. */
-  private scan(start: number, end: number): boolean {
+  /** The line [start, end) from its bytes (its series part up to `known` unless -1); false when it must go through parseLine. */
+  private scan(start: number, end: number, known: number): boolean {
     const b = this.body;
-    let p = this.plainSeriesEnd(start, end);
+    let p = known === -1 ? this.plainSeriesEnd(start, end) : known;
     if (p === QUOTED) p = this.quotedSeriesEnd(start, end);
     if (p < 0) return false;
     this.seriesStart = start;

@@ -42,6 +42,7 @@ export const INFLUXDB_VERSION = 'Gnocchi 4.4.2';
 export const DEFAULT_TAG_RESOURCE_ID = 'host';
 export const TAG_RESOURCE_ID_HEADER = 'x-gnocchi-influxdb-tag-resource-id';
 const MAX_DATABASE_NAME_LENGTH = 255;
+const SPACE = 0x20;
 
 /** `create database NAME` (NAME an identifier or a double-quoted string), optionally ending with `;`. */
 const CREATE_DATABASE = /^\s*create\s+database\s+(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*))\s*;?\s*$/is;
@@ -127,7 +128,11 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
   const batch = new CollectorBatch(Math.ceil(body.length / 40));
   let refusal: EngineError | undefined;
   const lineFields: InfluxField[] = [];
-  while (scan.next()) {
+  while (scan.nextLine()) {
+    const expected = scope.expected();
+    let known = expected === -1 ? -1 : scope.keyEndAt(expected, body, scan.lineStart, scan.lineEnd);
+    if (known !== -1 && body[known] !== SPACE) known = -1;
+    scan.read(known);
     if (refusal !== undefined) continue;
     const ts = scan.micros === NO_TIMESTAMP ? write.nowMicros : scan.micros;
     if (Number.isNaN(ts)) {
@@ -136,24 +141,28 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
     }
     if (scan.point === null) {
       const { seriesStart: start, seriesEnd: end } = scan;
-      const hash = scan.seriesHash;
-      let series = scope.series(body, start, end, hash);
-      if (series === undefined) {
+      let entry = known === -1 ? scope.seriesEntry(body, start, end, scan.seriesHash) : expected;
+      let series: InfluxSeries;
+      if (entry !== -1) {
+        series = scope.seriesAt(entry);
+      } else {
         series = newSeries(parseSeries(body.toString('utf8', start, end)), write, scope);
-        scope.rememberSeries(body, start, end, hash, series);
+        entry = scope.rememberSeries(body, start, end, scan.seriesHash, series);
       }
+      scope.seen(entry);
       if (series.resource === undefined) {
         refusal = keyError(write.tagToRid);
         continue;
       }
       batch.resource(series.resource);
-      if (!fieldsOf(scan, series, scope, lineFields)) scan.reparse();
+      if (!fieldsOf(scan, series, entry !== -1, scope, lineFields)) scan.reparse();
     }
     if (scan.point === null) {
       for (let i = 0; i < scan.fieldCount; i++) {
         if (scan.kind[i] !== FIELD_STRING) batch.add(batch.metric(lineFields[i]!.metric), ts, scan.value[i]!);
       }
     } else {
+      scope.seen(-1);
       refusal = addPoint(batch, scan.point, ts, write, scope);
     }
   }
@@ -183,9 +192,9 @@ const metricName = (measurement: string, field: string, suffix: string) => `${me
 /**
  * The fields of the scanned line into `out`, by their spelling; false when
  * the line must go through parseLine (a key given twice, or a series with
- * too many spellings).
+ * too many spellings). `remembered`: whether the scope keeps the series.
  */
-function fieldsOf(scan: LineScanner, series: InfluxSeries, scope: CollectorScope<InfluxSeries>, out: InfluxField[]): boolean {
+function fieldsOf(scan: LineScanner, series: InfluxSeries, remembered: boolean, scope: CollectorScope<InfluxSeries>, out: InfluxField[]): boolean {
   const { body, fieldCount } = scan;
   // A key given twice needs two fields: a collector's line of one is not stamped.
   const line = fieldCount > 1 ? ++lastLine : 0;
@@ -201,7 +210,7 @@ function fieldsOf(scan: LineScanner, series: InfluxSeries, scope: CollectorScope
       const key = parseFieldKey(body.toString('utf8', start, start + length));
       const field = fields.find((f) => f.key === key) ?? {
         key,
-        metric: scope.metric(series.resource!, metricName(series.measurement, key, series.suffix)),
+        metric: scope.metric(series.resource!, metricName(series.measurement, key, series.suffix), remembered),
         line: 0,
       };
       at = spellings.length;

@@ -65,6 +65,49 @@ describe('CollectorScope', () => {
   });
 });
 
+describe('CollectorScope.expected', () => {
+  const remember = (scope: CollectorScope<string>, key: string) => {
+    const b = bytes(key);
+    const hash = hashBytes(b, 0, b.length);
+    const entry = scope.seriesEntry(b, 0, b.length, hash);
+    return entry === -1 ? scope.rememberSeries(b, 0, b.length, hash, key) : entry;
+  };
+  /** One write seeing `keys` in order; answers the key expected before each. */
+  const write = (cache: SeriesCache, keys: string[]) => {
+    const scope = new CollectorScope<string>(cache, 'scope');
+    return keys.map((key) => {
+      const expected = scope.expected();
+      scope.seen(key === '?' ? -1 : remember(scope, key));
+      return expected === -1 ? null : scope.seriesAt(expected);
+    });
+  };
+
+  it('expects the series that followed the one before when a write last saw it', () => {
+    const cache = new SeriesCache();
+    expect(write(cache, ['a', 'b', 'c'])).toEqual([null, null, null]);
+    expect(write(cache, ['a', 'b', 'c'])).toEqual(['a', 'b', 'c']);
+    expect(write(cache, ['a', 'c', 'b', 'c'])).toEqual(['a', 'b', null, 'c']);
+    expect(write(cache, ['a', 'c', 'b'])).toEqual(['a', 'c', 'b']);
+    // After a series not remembered, nothing is expected.
+    expect(write(cache, ['a', '?', 'c'])).toEqual(['a', 'c', null]);
+  });
+
+  it('finds an entry\'s key at the start of bytes only when it ends before their end', () => {
+    const cache = new SeriesCache();
+    const scope = new CollectorScope<string>(cache, 'scope');
+    const entry = remember(scope, 'ab');
+    const cases: [string, number, number, number][] = [
+      ['ab c', 0, 4, 2],
+      ['xab c', 1, 5, 3],
+      ['ab', 0, 2, -1],
+      ['ab c', 0, 2, -1],
+      ['ac c', 0, 4, -1],
+      ['a', 0, 1, -1],
+    ];
+    for (const [text, start, end, found] of cases) expect(scope.keyEndAt(entry, bytes(text), start, end)).toBe(found);
+  });
+});
+
 describe('namedResource', () => {
   it('derives the id as Gnocchi does, or keeps the error for the write that gets to it', () => {
     expect(namedResource('foobar', 'foobar', 'admin').id).toBe('b4d568e4-7af1-5aec-ac3f-9c09fa3685a9');
