@@ -168,6 +168,8 @@ export class CollectorScope<S> {
   private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), byId: new Map(), metrics: new Map() };
   /** The entry of the series last seen (START before the first, UNKNOWN after one not remembered). */
   private last = START;
+  private viewed: Uint8Array | undefined = undefined;
+  private view: DataView | undefined = undefined;
 
   constructor(
     private readonly cache: SeriesCache,
@@ -184,11 +186,6 @@ export class CollectorScope<S> {
   /** The series of an entry seriesEntry, expected or rememberSeries gave. */
   seriesAt(entry: number): S {
     return this.scope.maps.series.value(entry);
-  }
-
-  /** The series written as bytes [start, end), whose hashBytes is `hash`. */
-  series(bytes: Uint8Array, start: number, end: number, hash: number): S | undefined {
-    return this.scope.maps.series.get(bytes, start, end, hash);
   }
 
   /**
@@ -219,7 +216,21 @@ export class CollectorScope<S> {
 
   /** End of entry's key when `bytes` hold it from `start` and it ends before `end`; -1 otherwise. */
   keyEndAt(entry: number, bytes: Uint8Array, start: number, end: number): number {
-    return this.scope.maps.series.keyEndAt(entry, bytes, start, end);
+    return this.scope.maps.series.keyEndAt(entry, this.viewOf(bytes), start, end);
+  }
+
+  /** Whether bytes [start, end) are entry's key. */
+  isKey(entry: number, bytes: Uint8Array, start: number, end: number): boolean {
+    return this.scope.maps.series.keyEndAt(entry, this.viewOf(bytes), start, end + 1) === end;
+  }
+
+  /** A view of the bytes of the write (kept by this scope, which lives as long as the write). */
+  private viewOf(bytes: Uint8Array): DataView {
+    if (bytes !== this.viewed) {
+      this.viewed = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    return this.view!;
   }
 
   /** The slot of a resource key, made by `create` the first time (marked `shared` when its id is another slot's). */
@@ -277,6 +288,8 @@ export function hashBytes(bytes: Uint8Array, start: number, end: number): number
  */
 export class ByteMap<V> {
   private keyBytes = new Uint8Array(1024);
+  /** keyBytes, for reads of four bytes. */
+  private keys = new DataView(this.keyBytes.buffer);
   private used = 0;
   /** Entry e's key is keyBytes[keyStart[e], keyStart[e + 1]). */
   private keyStart = new Int32Array(33);
@@ -289,12 +302,6 @@ export class ByteMap<V> {
 
   get size(): number {
     return this.values.length;
-  }
-
-  /** The value of key [start, end) of `bytes`, whose hashBytes is `hash`. */
-  get(bytes: Uint8Array, start: number, end: number, hash: number): V | undefined {
-    const entry = this.find(bytes, start, end, hash);
-    return entry === -1 ? undefined : this.values[entry];
   }
 
   /** The entry of key [start, end) of `bytes`, whose hashBytes is `hash`; -1 when missing. */
@@ -319,12 +326,15 @@ export class ByteMap<V> {
   }
 
   /** End of entry's key when `bytes` hold it from `start` and it ends before `end`; -1 otherwise. */
-  keyEndAt(entry: number, bytes: Uint8Array, start: number, end: number): number {
-    const { keyBytes } = this;
+  keyEndAt(entry: number, bytes: DataView, start: number, end: number): number {
     const at = this.keyStart[entry]!;
     const length = this.keyStart[entry + 1]! - at;
     if (start + length >= end) return -1;
-    for (let j = 0; j < length; j++) if (keyBytes[at + j] !== bytes[start + j]) return -1;
+    // Four bytes at a time: a key is compared per line or series, ~30-60 bytes.
+    const { keys } = this;
+    let j = 0;
+    for (; j + 4 <= length; j += 4) if (keys.getInt32(at + j) !== bytes.getInt32(start + j)) return -1;
+    for (; j < length; j++) if (keys.getUint8(at + j) !== bytes.getUint8(start + j)) return -1;
     return start + length;
   }
 
@@ -350,6 +360,7 @@ export class ByteMap<V> {
     const length = end - start;
     if (this.used + length > this.keyBytes.length) {
       this.keyBytes = grown(this.keyBytes, this.used + length);
+      this.keys = new DataView(this.keyBytes.buffer);
     }
     this.keyBytes.set(bytes.subarray(start, end), this.used);
     this.used += length;

@@ -107,14 +107,23 @@ function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: stri
   for (let i = 0; i < count; i++) {
     const start = labelsStart[i]!;
     const end = labelsEnd[i]!;
-    const hash = hashBytes(bytes, start, end);
-    let series = scope.series(bytes, start, end, hash);
-    if (series === undefined) {
+    const expected = scope.expected();
+    let entry = expected !== -1 && scope.isKey(expected, bytes, start, end) ? expected : -1;
+    let hash = 0;
+    if (entry === -1) {
+      hash = hashBytes(bytes, start, end);
+      entry = scope.seriesEntry(bytes, start, end, hash);
+    }
+    let series: PrometheusSeries;
+    if (entry !== -1) {
+      series = scope.seriesAt(entry);
+    } else {
       const labels = readLabels(bytes, start, end);
       if (labels === null) return null;
       series = seriesOf(labels, scope, creator);
-      scope.rememberSeries(bytes, start, end, hash, series);
+      entry = scope.rememberSeries(bytes, start, end, hash, series);
     }
+    scope.seen(entry);
     // After a refusal, the labels are still read: one not UTF-8 refuses the whole request first.
     if (refusal !== undefined) continue;
     if (series.metric === undefined) {

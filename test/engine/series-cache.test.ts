@@ -12,11 +12,11 @@ describe('ByteMap', () => {
     expect(map.size).toBe(1000);
     for (const [i, key] of keys.entries()) {
       const framed = bytes(`<<${key}>>`);
-      expect(map.get(framed, 2, 2 + key.length, i % 2 === 0 ? 7 : hashBytes(framed, 2, 2 + key.length))).toBe(i);
+      expect(map.value(map.find(framed, 2, 2 + key.length, i % 2 === 0 ? 7 : hashBytes(framed, 2, 2 + key.length)))).toBe(i);
     }
     const missing = bytes('series-1');
-    expect(map.get(missing, 0, missing.length, hashBytes(missing, 0, missing.length))).toBeUndefined();
-    expect(map.get(missing, 0, missing.length, 7)).toBeUndefined();
+    expect(map.find(missing, 0, missing.length, hashBytes(missing, 0, missing.length))).toBe(-1);
+    expect(map.find(missing, 0, missing.length, 7)).toBe(-1);
   });
 });
 
@@ -61,7 +61,7 @@ describe('CollectorScope', () => {
     const cache = new SeriesCache(3);
     const scope = new CollectorScope<string>(cache, 'scope');
     for (const key of ['a', 'b', 'c']) scope.rememberSeries(bytes(key), 0, 1, hashBytes(bytes(key), 0, 1), key.toUpperCase());
-    expect(['a', 'b', 'c'].map((key) => scope.series(bytes(key), 0, 1, hashBytes(bytes(key), 0, 1)))).toEqual(['A', 'B', undefined]);
+    expect(['a', 'b', 'c'].map((key) => scope.seriesEntry(bytes(key), 0, 1, hashBytes(bytes(key), 0, 1)))).toEqual([0, 1, -1]);
   });
 });
 

@@ -1,0 +1,68 @@
+// groupRemoteWrite with the series cache of earlier writes: the cache (and
+// the order of series it expects, see CollectorScope.expected) saves work
+// but never changes how samples are grouped.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CollectorBatch } from '../../engine/collector.js';
+import { SeriesCache } from '../../engine/series-cache.js';
+import { encodeWriteRequest, type Label } from '../../formats/prometheus-remote.js';
+import { groupRemoteWrite } from '../../server/routes/prometheus.js';
+
+/** A batch as what a write stores: each metric (resource key and name) with its points, in order. */
+function grouped(batch: CollectorBatch | null): [string, string, number[], number[]][] | null {
+  if (batch === null) return null;
+  const { start, count, timestamps, values } = batch.series();
+  return batch.metrics.map((m, i) => [
+    m.resource.key,
+    m.name,
+    [...timestamps.subarray(start[i]!, start[i]! + count[i]!)],
+    [...values.subarray(start[i]!, start[i]! + count[i]!)],
+  ]);
+}
+
+/** A request of series (by their labels) with one sample each, valued by their place. */
+function request(series: Label[][]): Buffer {
+  const timeseries = series.map((labels, i) => ({ labels, samples: [{ value: i, timestampMs: 1000 * (i + 1) }] }));
+  return Buffer.from(encodeWriteRequest({ timeseries }));
+}
+
+function outcome(series: Label[][], cache: SeriesCache): ReturnType<typeof grouped> | string {
+  try {
+    return grouped(groupRemoteWrite(request(series), 'admin', cache));
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+const label = (name: string, value: string): Label => ({ name, value });
+// Label sets whose encodings begin alike (one a prefix of another), or without __name__.
+const LABELS: Label[][] = [
+  [label('__name__', 'up'), label('job', 'j')],
+  [label('__name__', 'up'), label('job', 'j'), label('instance', 'i')],
+  [label('__name__', 'up'), label('job', 'jj')],
+  [label('__name__', 'down'), label('job', 'j')],
+  [label('job', 'j')],
+];
+
+describe('groupRemoteWrite', () => {
+  const writes: [string, Label[][][]][] = [
+    ['series in the same order', [[LABELS[0]!, LABELS[3]!], [LABELS[0]!, LABELS[3]!]]],
+    ['a series whose labels begin with the expected ones', [[LABELS[0]!, LABELS[3]!], [LABELS[1]!, LABELS[3]!]]],
+    ['series in another order', [[LABELS[0]!, LABELS[2]!, LABELS[3]!], [LABELS[3]!, LABELS[0]!, LABELS[2]!]]],
+    ['a series without __name__ after known ones', [[LABELS[0]!, LABELS[3]!], [LABELS[0]!, LABELS[4]!]]],
+  ];
+  it.each(writes)('groups %s as a fresh cache does', (_, requests) => {
+    const warm = new SeriesCache();
+    for (const series of requests) expect(outcome(series, warm)).toEqual(outcome(series, new SeriesCache()));
+  });
+
+  it('groups any sequence of requests as a fresh cache does, whatever the cache holds', () => {
+    const requests = fc.array(fc.array(fc.constantFrom(...LABELS), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 });
+    fc.assert(
+      fc.property(requests, fc.constantFrom(3, 1000), (series, capacity) => {
+        const warm = new SeriesCache(capacity);
+        for (const s of series) expect(outcome(s, warm)).toEqual(outcome(s, new SeriesCache()));
+      }),
+    );
+  });
+});
