@@ -332,6 +332,8 @@ export class LineScanner {
   lineStart = 0;
   lineEnd = 0;
   private pos: number;
+  /** The body, for reads of four bytes. */
+  private readonly view: DataView;
   private readonly precision: string;
   /** ns: a timestamp's last three digits are dropped; otherwise it is multiplied by this. */
   private readonly nanos: boolean;
@@ -347,6 +349,7 @@ export class LineScanner {
     this.precision = precision;
     this.nanos = factor === 1n;
     this.multiplier = Number(factor) / 1000;
+    this.view = new DataView(body.buffer, body.byteOffset, body.byteLength);
     if (!isUtf8(body)) throw new LineProtocolError(firstInvalidLine(body), 'invalid UTF-8');
     // As TextDecoder, which the body used to go through, drops a byte order mark.
     this.pos = BOM.every((b, i) => body[i] === b) ? BOM.length : 0;
@@ -663,8 +666,8 @@ export class LineScanner {
     }
     if (p === end) return false;
     // Unsigned: exact in doubles while below 2^53. Digits go eight at a time
-    // into small integers: one double operation per eight digits. The
-    // nanoseconds dropped are still checked to be digits.
+    // (two reads of four bytes) into small integers: one double operation
+    // per eight digits. The nanoseconds dropped are still checked to be digits.
     const last = this.nanos ? Math.max(p, end - 3) : end;
     for (let i = last; i < end; i++) {
       const d = b[i]! - ZERO;
@@ -673,13 +676,10 @@ export class LineScanner {
     let v = 0;
     let i = p;
     for (; i + 8 <= last; i += 8) {
-      let group = 0;
-      for (let k = i; k < i + 8; k++) {
-        const d = b[k]! - ZERO;
-        if (d < 0 || d > 9) return false;
-        group = group * 10 + d;
-      }
-      v = v * 1e8 + group;
+      const high = fourDigits(this.view.getUint32(i, true));
+      const low = fourDigits(this.view.getUint32(i + 4, true));
+      if (high === -1 || low === -1) return false;
+      v = v * 1e8 + (high * 10_000 + low);
     }
     let group = 0;
     const inGroup = last - i;
@@ -699,6 +699,20 @@ export class LineScanner {
     this.micros = timestampMicros(BigInt(b.toString('latin1', start, end)), this.precision) ?? Number.NaN;
     return true;
   }
+}
+
+/**
+ * The value of four ASCII digits read as a little-endian 32-bit word (the
+ * first digit in its low byte), or -1 when a byte is not a digit; with
+ * integer operations on the word instead of one per digit.
+ */
+function fourDigits(word: number): number {
+  // Each byte 0x30-0x39: its high nibble 3, and still 3 after adding 6 (no carry: every byte at most 0x39).
+  if (((word & 0xf0f0f0f0) | (((word + 0x06060606) & 0xf0f0f0f0) >>> 4)) !== 0x33333333) return -1;
+  const d = word - 0x30303030;
+  // Bytes 0 and 2 of `pairs`: the first and the last two digits as numbers.
+  const pairs = d * 10 + (d >>> 8);
+  return (pairs & 0xff) * 100 + ((pairs >>> 16) & 0xff);
 }
 
 /** The first line of a body that is not UTF-8. */

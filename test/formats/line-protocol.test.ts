@@ -223,6 +223,10 @@ describe('LineScanner', () => {
     ['a letter among the nanoseconds a timestamp drops', 'cpu f=1 17000000000000000x0'],
     ['a letter in the first eight digits of a timestamp', 'cpu f=1 1700000x000000000000'],
     ['a letter in the last group of a timestamp', 'cpu f=1 1700000000000x000000'],
+    // Bytes next to the digits' (those of '/' and ':', a word's carries and borrows) and non-ASCII digits, at each place of the groups read four bytes at once.
+    ...['/', ':', '\u00b9', '\u0660', '\u00ff'].flatMap((c) =>
+      Array.from({ length: 16 }, (_, k): [string, string] => [`${JSON.stringify(c)} at place ${k} of a timestamp`, `cpu f=1 ${'1700000000000000000'.slice(0, k)}${c}${'1700000000000000000'.slice(k + 1)}`]),
+    ),
 
     ...MALFORMED,
   ];
