@@ -435,23 +435,27 @@ const RAW_PARAMS: ColumnParams = { id: RAW };
 
 /** The column's encoding, its 8n bytes written to `stored`. */
 function planValues(values: Float64Array, bits: Uint32Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams {
-  const raw = rawWords(bits, mask);
-  // The candidates in this order; `<=`: ties go to the later one, delta
-  // above all, whose decode never handles float bit patterns.
-  let params = BYTESPLIT_PARAMS;
-  let words = raw;
-  let cost = byteSplitCost(raw);
-  const xor = xorWords(bits, mask);
-  const xorCost = byteSplitCost(xor);
-  if (xorCost <= cost) {
-    params = XOR_PARAMS;
-    words = xor;
-    cost = xorCost;
-  }
+  // Ties go to delta, whose decode never handles float bit patterns, then
+  // to XOR. Delta is costed first: a decimal column's XOR and plain words
+  // usually cost more than its deltas within their first planes, and are
+  // then dropped there (cost Infinity) without costing the rest.
   const decimal = decimalDeltas(values, bits, mask);
-  if (decimal !== null && byteSplitCost(decimal.words) <= cost) {
+  const deltaCost = decimal === null ? Infinity : byteSplitCost(decimal.words);
+  const xor = xorWords(bits, mask);
+  const xorCost = byteSplitCostUpTo(xor, deltaCost);
+  const raw = rawWords(bits, mask);
+  const rawCost = byteSplitCostUpTo(raw, Math.min(deltaCost, xorCost));
+  let params: ColumnParams;
+  let words: Uint32Array;
+  if (decimal !== null && deltaCost <= xorCost && deltaCost <= rawCost) {
     params = { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
     words = decimal.words;
+  } else if (xorCost <= rawCost) {
+    params = XOR_PARAMS;
+    words = xor;
+  } else {
+    params = BYTESPLIT_PARAMS;
+    words = raw;
   }
   byteSplit(words, stored);
   if (params.id === DELTA || !repeatsLowWords(bits, mask)) return params;
@@ -529,6 +533,17 @@ function byteSplitCost(words: Uint32Array): number {
     counts[0x600 + ((hi >>> 16) & 0xff)]++;
     counts[0x700 + (hi >>> 24)]++;
   }
+  return countedCost(words);
+}
+
+/**
+ * byteSplitCost from the plane counts of `words`, already taken; resets
+ * them. Its own function so that byteSplitCostUpTo's result is this one's
+ * to the last bit: the sums are added in the same order.
+ */
+function countedCost(words: Uint32Array): number {
+  const counts = planeCounts;
+  const n = words.length / 2;
   const xLogX = xLog2XUpTo(n);
   // Per plane, the sum of c log2(n / c) over its byte counts c; taking each
   // count resets it for the next call. Short columns visit only the counts
@@ -547,6 +562,46 @@ function byteSplitCost(words: Uint32Array): number {
   }
   return bits / 8;
 }
+
+/**
+ * byteSplitCost(words), or Infinity as soon as the first planes alone cost
+ * more than `limit`: each plane's entropy is >= 0, so the candidate would
+ * lose to the one that costs `limit`. Planes are taken low byte first, the
+ * noisiest of a float's (the mantissa's end). The margin covers the
+ * rounding of sums added in another order than byteSplitCost's.
+ */
+function byteSplitCostUpTo(words: Uint32Array, limit: number): number {
+  if (limit === Infinity) return byteSplitCost(words);
+  const n = words.length / 2;
+  const counts = planeCounts;
+  const xLogX = xLog2XUpTo(n);
+  const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  const bound = 8 * limit + 1e-9 * (1 + 8 * xLogX[n]);
+  let bits = 0;
+  for (let plane = 0; plane < 8; plane++) {
+    const base = plane << 8;
+    for (let i = plane; i < bytes.length; i += 8) counts[base | bytes[i]]++;
+    // A byte's count is taken once: the first time it is met in the plane.
+    stamp = stamp === 0xffffffff ? 1 : stamp + 1;
+    if (stamp === 1) countStamps.fill(0);
+    bits += xLogX[n];
+    for (let i = plane; i < bytes.length; i += 8) {
+      const index = base | bytes[i];
+      if (countStamps[index] === stamp) continue;
+      countStamps[index] = stamp;
+      bits -= xLogX[counts[index]];
+    }
+    if (bits > bound) {
+      counts.fill(0, 0, base + 0x100);
+      return Infinity;
+    }
+  }
+  return countedCost(words);
+}
+
+/** byteSplitCostUpTo's marks: a count was taken in the plane whose stamp it holds. */
+const countStamps = new Uint32Array(8 * 256);
+let stamp = 0;
 
 /** Byte counts per plane, all 0 between calls of byteSplitCost. */
 const planeCounts = new Int32Array(8 * 256);
