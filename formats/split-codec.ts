@@ -575,22 +575,16 @@ function byteSplitCostUpTo(words: Uint32Array, limit: number): number {
   const n = words.length / 2;
   const counts = planeCounts;
   const xLogX = xLog2XUpTo(n);
+  const step = xLogXStep;
   const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
   const bound = 8 * limit + 1e-9 * (1 + 8 * xLogX[n]);
   let bits = 0;
   for (let plane = 0; plane < 8; plane++) {
     const base = plane << 8;
-    for (let i = plane; i < bytes.length; i += 8) counts[base | bytes[i]]++;
-    // A byte's count is taken once: the first time it is met in the plane.
-    stamp = stamp === 0xffffffff ? 1 : stamp + 1;
-    if (stamp === 1) countStamps.fill(0);
-    bits += xLogX[n];
-    for (let i = plane; i < bytes.length; i += 8) {
-      const index = base | bytes[i];
-      if (countStamps[index] === stamp) continue;
-      countStamps[index] = stamp;
-      bits -= xLogX[counts[index]];
-    }
+    // The plane's sum of c log2 c, built up as its counts grow.
+    let sum = 0;
+    for (let i = plane; i < bytes.length; i += 8) sum += step[counts[base | bytes[i]]++];
+    bits += xLogX[n] - sum;
     if (bits > bound) {
       counts.fill(0, 0, base + 0x100);
       return Infinity;
@@ -599,20 +593,20 @@ function byteSplitCostUpTo(words: Uint32Array, limit: number): number {
   return countedCost(words);
 }
 
-/** byteSplitCostUpTo's marks: a count was taken in the plane whose stamp it holds. */
-const countStamps = new Uint32Array(8 * 256);
-let stamp = 0;
-
 /** Byte counts per plane, all 0 between calls of byteSplitCost. */
 const planeCounts = new Int32Array(8 * 256);
 
 /** x log2 x for x = 0..n, kept because Math.log2 dominates the estimate otherwise. */
 let xLogXTable = new Float64Array(1);
+/** xLogXStep[x]: what x log2 x gains from x to x + 1, for x below xLogXTable's length - 1. */
+let xLogXStep = new Float64Array(0);
 
 function xLog2XUpTo(n: number): Float64Array {
   if (xLogXTable.length <= n) {
     xLogXTable = new Float64Array(n + 1);
     for (let x = 1; x <= n; x++) xLogXTable[x] = x * Math.log2(x);
+    xLogXStep = new Float64Array(n);
+    for (let x = 0; x < n; x++) xLogXStep[x] = xLogXTable[x + 1] - xLogXTable[x];
   }
   return xLogXTable;
 }
