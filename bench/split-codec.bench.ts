@@ -4,11 +4,14 @@
  * split for the fixed cost of a call. `run()` prints the table; running the
  * file calls it:
  *
- *   npx tsc -p tsconfig.json && node dist/bench/split-codec.bench.js
+ *   npx tsc -p tsconfig.json && node dist/bench/split-codec.bench.js [--freezes]
+ *
+ * `--freezes` times instead what a processing thread's freezes ask of the
+ * compact encoder under the default policy (see `freezes`).
  */
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
-import { decodeSplit, encodeSplit, splitEncodings, type SplitColumns } from '../formats/split-codec.js';
+import { decodeSplit, encodeCompactSplit, encodeSplit, splitEncodings, type SplitColumns } from '../formats/split-codec.js';
 
 export const METHODS = ['mean', 'sum', 'last', 'max', 'min', 'count'] as const;
 const POINTS_PER_SPLIT = 3600;
@@ -187,6 +190,42 @@ export async function run(): Promise<void> {
   }));
 }
 
+/**
+ * A chunk of an open split is re-encoded with every CHUNK_ROWS - 1 rows
+ * frozen into it until it outgrows CHUNK_BYTES: ~75 rows of the default
+ * policy's chunk, so each row is encoded ~3 times, 15 to 75 rows at a time.
+ * Prints the CPU time per encode of 200 such chunks at 15, 30, 45, 60 and 75
+ * rows: the least of 12 rounds, as the machine is shared and load only adds.
+ */
+export function freezes(): void {
+  const slices = [15, 30, 45, 60, 75];
+  const encodes: Shape[] = [];
+  for (let seed = 1; seed <= 200; seed++) {
+    const { key, granularity, data } = defaultPolicyChunk(seed, 75);
+    for (const rows of slices) {
+      encodes.push({
+        description: '',
+        key,
+        granularity,
+        data: { timestamps: data.timestamps.subarray(0, rows), columns: data.columns.map((c) => c.subarray(0, rows)), present: data.present },
+      });
+    }
+  }
+  let bytes = 0;
+  for (const { key, granularity, data } of encodes) bytes += encodeCompactSplit(key, granularity, data).length;
+  let least = Infinity;
+  for (let round = 0; round < 12; round++) {
+    const start = process.cpuUsage();
+    for (let repeat = 0; repeat < 4; repeat++) {
+      for (const { key, granularity, data } of encodes) encodeCompactSplit(key, granularity, data);
+    }
+    const used = process.cpuUsage(start);
+    least = Math.min(least, (used.user + used.system) / (4 * encodes.length));
+  }
+  console.log(`freezes: ${least.toFixed(2)} us CPU per encode of ${slices.join('/')} rows (least of 12 rounds), ${bytes} bytes in all`);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await run();
+  if (process.argv.includes('--freezes')) freezes();
+  else await run();
 }

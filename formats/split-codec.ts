@@ -390,14 +390,18 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): C
   const place = (j: number): Uint8Array => (body === null ? new Uint8Array(8 * n) : body.subarray(at + 8 * n * j, at + 8 * n * (j + 1)));
   const zeros = (j: number): Uint8Array => (body === null ? zeroWords(n) : place(j).fill(0));
   const plans: (ColumnPlan | undefined)[] = columns.map(() => undefined);
+  // One view per column for every comparison below: a view per call made
+  // most of a short chunk's planning (the quotient search alone tries up to
+  // 30 pairs per column).
+  const words = columns.map(wordsOf);
   for (let j = 0; j < columns.length; j++) {
-    const constant = constantBits(columns[j], present[j]);
+    const constant = constantBits(words[j], present[j]);
     if (constant !== null) {
       plans[j] = { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeros(j) };
       continue;
     }
     for (let r = 0; r < j; r++) {
-      if (sameColumn(columns[j], present[j], columns[r], present[r])) {
+      if (sameColumn(words[j], present[j], words[r], present[r])) {
         plans[j] = { params: { id: SAME, column: r }, stored: zeros(j) };
         break;
       }
@@ -410,7 +414,7 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): C
     search: for (let a = 0; a < columns.length; a++) {
       for (let b = 0; b < columns.length; b++) {
         if (a === j || b === j || a === b || !canBeOperand(a) || !canBeOperand(b)) continue;
-        if (isQuotient(columns[j], present[j], columns[a], present[a], columns[b], present[b])) {
+        if (isQuotient(words[j], present[j], columns[a], present[a], columns[b], present[b])) {
           plans[j] = { params: { id: QUOTIENT, dividend: a, divisor: b }, stored: zeros(j) };
           isOperand[a] = isOperand[b] = 1;
           break search;
@@ -421,7 +425,7 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): C
   return plans.map((plan, j) => {
     if (plan !== undefined) return plan;
     const stored = place(j);
-    return { params: planValues(columns[j], present[j], stored), stored };
+    return { params: planValues(columns[j], words[j], present[j], stored), stored };
   });
 }
 
@@ -430,25 +434,28 @@ const XOR_PARAMS: ColumnParams = { id: XOR };
 const RAW_PARAMS: ColumnParams = { id: RAW };
 
 /** The column's encoding, its 8n bytes written to `stored`. */
-function planValues(values: Float64Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams {
-  const bits = wordsOf(values);
-  const raw = rawWords(bits, mask);
-  // The candidates in this order; `<=`: ties go to the later one, delta
-  // above all, whose decode never handles float bit patterns.
-  let params = BYTESPLIT_PARAMS;
-  let words = raw;
-  let cost = byteSplitCost(raw);
+function planValues(values: Float64Array, bits: Uint32Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams {
+  // Ties go to delta, whose decode never handles float bit patterns, then
+  // to XOR. Delta is costed first: a decimal column's XOR and plain words
+  // usually cost more than its deltas within their first planes, and are
+  // then dropped there (cost Infinity) without costing the rest.
+  const decimal = decimalDeltas(values, bits, mask);
+  const deltaCost = decimal === null ? Infinity : byteSplitCost(decimal.words);
   const xor = xorWords(bits, mask);
-  const xorCost = byteSplitCost(xor);
-  if (xorCost <= cost) {
-    params = XOR_PARAMS;
-    words = xor;
-    cost = xorCost;
-  }
-  const decimal = decimalDeltas(values, mask);
-  if (decimal !== null && byteSplitCost(decimal.words) <= cost) {
+  const xorCost = byteSplitCostUpTo(xor, deltaCost);
+  const raw = rawWords(bits, mask);
+  const rawCost = byteSplitCostUpTo(raw, Math.min(deltaCost, xorCost));
+  let params: ColumnParams;
+  let words: Uint32Array;
+  if (decimal !== null && deltaCost <= xorCost && deltaCost <= rawCost) {
     params = { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
     words = decimal.words;
+  } else if (xorCost <= rawCost) {
+    params = XOR_PARAMS;
+    words = xor;
+  } else {
+    params = BYTESPLIT_PARAMS;
+    words = raw;
   }
   byteSplit(words, stored);
   if (params.id === DELTA || !repeatsLowWords(bits, mask)) return params;
@@ -526,6 +533,17 @@ function byteSplitCost(words: Uint32Array): number {
     counts[0x600 + ((hi >>> 16) & 0xff)]++;
     counts[0x700 + (hi >>> 24)]++;
   }
+  return countedCost(words);
+}
+
+/**
+ * byteSplitCost from the plane counts of `words`, already taken; resets
+ * them. Its own function so that byteSplitCostUpTo's result is this one's
+ * to the last bit: the sums are added in the same order.
+ */
+function countedCost(words: Uint32Array): number {
+  const counts = planeCounts;
+  const n = words.length / 2;
   const xLogX = xLog2XUpTo(n);
   // Per plane, the sum of c log2(n / c) over its byte counts c; taking each
   // count resets it for the next call. Short columns visit only the counts
@@ -545,16 +563,50 @@ function byteSplitCost(words: Uint32Array): number {
   return bits / 8;
 }
 
+/**
+ * byteSplitCost(words), or Infinity as soon as the first planes alone cost
+ * more than `limit`: each plane's entropy is >= 0, so the candidate would
+ * lose to the one that costs `limit`. Planes are taken low byte first, the
+ * noisiest of a float's (the mantissa's end). The margin covers the
+ * rounding of sums added in another order than byteSplitCost's.
+ */
+function byteSplitCostUpTo(words: Uint32Array, limit: number): number {
+  if (limit === Infinity) return byteSplitCost(words);
+  const n = words.length / 2;
+  const counts = planeCounts;
+  const xLogX = xLog2XUpTo(n);
+  const step = xLogXStep;
+  const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  const bound = 8 * limit + 1e-9 * (1 + 8 * xLogX[n]);
+  let bits = 0;
+  for (let plane = 0; plane < 8; plane++) {
+    const base = plane << 8;
+    // The plane's sum of c log2 c, built up as its counts grow.
+    let sum = 0;
+    for (let i = plane; i < bytes.length; i += 8) sum += step[counts[base | bytes[i]]++];
+    bits += xLogX[n] - sum;
+    if (bits > bound) {
+      counts.fill(0, 0, base + 0x100);
+      return Infinity;
+    }
+  }
+  return countedCost(words);
+}
+
 /** Byte counts per plane, all 0 between calls of byteSplitCost. */
 const planeCounts = new Int32Array(8 * 256);
 
 /** x log2 x for x = 0..n, kept because Math.log2 dominates the estimate otherwise. */
 let xLogXTable = new Float64Array(1);
+/** xLogXStep[x]: what x log2 x gains from x to x + 1, for x below xLogXTable's length - 1. */
+let xLogXStep = new Float64Array(0);
 
 function xLog2XUpTo(n: number): Float64Array {
   if (xLogXTable.length <= n) {
     xLogXTable = new Float64Array(n + 1);
     for (let x = 1; x <= n; x++) xLogXTable[x] = x * Math.log2(x);
+    xLogXStep = new Float64Array(n);
+    for (let x = 0; x < n; x++) xLogXStep[x] = xLogXTable[x + 1] - xLogXTable[x];
   }
   return xLogXTable;
 }
@@ -701,10 +753,9 @@ function isPresent(mask: Uint8Array | null, i: number): boolean {
 }
 
 /** The [lo, hi] bit pattern every present row shares, or null. */
-function constantBits(values: Float64Array, mask: Uint8Array | null): [number, number] | null {
-  const bits = wordsOf(values);
+function constantBits(bits: Uint32Array, mask: Uint8Array | null): [number, number] | null {
   let found: [number, number] | null = null;
-  for (let i = 0; i < values.length; i++) {
+  for (let i = 0; i < bits.length / 2; i++) {
     if (!isPresent(mask, i)) continue;
     if (found === null) found = [bits[2 * i], bits[2 * i + 1]];
     else if (found[0] !== bits[2 * i] || found[1] !== bits[2 * i + 1]) return null;
@@ -718,11 +769,10 @@ function sameMask(a: Uint8Array | null, b: Uint8Array | null, n: number): boolea
   return true;
 }
 
-function sameColumn(values: Float64Array, mask: Uint8Array | null, other: Float64Array, otherMask: Uint8Array | null): boolean {
-  if (!sameMask(mask, otherMask, values.length)) return false;
-  const a = wordsOf(values);
-  const b = wordsOf(other);
-  for (let i = 0; i < values.length; i++) {
+function sameColumn(a: Uint32Array, mask: Uint8Array | null, b: Uint32Array, otherMask: Uint8Array | null): boolean {
+  const n = a.length / 2;
+  if (!sameMask(mask, otherMask, n)) return false;
+  for (let i = 0; i < n; i++) {
     if (isPresent(mask, i) && (a[2 * i] !== b[2 * i] || a[2 * i + 1] !== b[2 * i + 1])) return false;
   }
   return true;
@@ -736,15 +786,14 @@ const quotientBits = wordsOf(quotient);
  * quotient disqualifies: its bit pattern depends on the CPU that divides.
  */
 function isQuotient(
-  values: Float64Array,
+  bits: Uint32Array,
   mask: Uint8Array | null,
   dividend: Float64Array,
   dividendMask: Uint8Array | null,
   divisor: Float64Array,
   divisorMask: Uint8Array | null,
 ): boolean {
-  const bits = wordsOf(values);
-  for (let i = 0; i < values.length; i++) {
+  for (let i = 0; i < bits.length / 2; i++) {
     if (!isPresent(mask, i)) continue;
     if (!isPresent(dividendMask, i) || !isPresent(divisorMask, i)) return false;
     quotient[0] = dividend[i] / divisor[i];
@@ -828,7 +877,7 @@ interface DecimalDeltas {
  * the zigzag residual. Null when some value (NaN, an infinity, -0, a float
  * no decimal approaches) does not fit.
  */
-function decimalDeltas(values: Float64Array, mask: Uint8Array | null): DecimalDeltas | null {
+function decimalDeltas(values: Float64Array, bits: Uint32Array, mask: Uint8Array | null): DecimalDeltas | null {
   const n = values.length;
   candidates.deltas = grown(candidates.deltas, n);
   candidates.residuals = grown(candidates.residuals, n);
@@ -840,7 +889,7 @@ function decimalDeltas(values: Float64Array, mask: Uint8Array | null): DecimalDe
     residuals.fill(0);
   }
   for (let decimals = 0; decimals <= MAX_DECIMALS; decimals++) {
-    if (fitDecimals(values, mask, decimals, deltas, residuals)) return packDecimalDeltas(decimals, deltas, residuals);
+    if (fitDecimals(values, bits, mask, decimals, deltas, residuals)) return packDecimalDeltas(decimals, deltas, residuals);
   }
   return null;
 }
@@ -851,12 +900,12 @@ const approxBits = wordsOf(approx);
 /** Fills the zigzag deltas and residuals at `decimals`, or stops at the first row that does not fit. */
 function fitDecimals(
   values: Float64Array,
+  bits: Uint32Array,
   mask: Uint8Array | null,
   decimals: number,
   deltas: Float64Array,
   residuals: Uint16Array,
 ): boolean {
-  const bits = wordsOf(values);
   const scale = POW10[decimals];
   let previous = 0;
   for (let i = 0; i < values.length; i++) {

@@ -86,6 +86,16 @@ function walk(start: number): (rand: () => number) => number {
   return (rand) => (v *= 1 + 1e-4 * (rand() - 0.5));
 }
 
+/** Values of nine decimals near a million, whose decimal deltas fit but are as noisy as their bits. */
+function nineDecimalWalk(): (rand: () => number) => number {
+  let v = 1e6;
+  return (rand) => (v = Math.round((v + 1e3 * (rand() - 0.5)) * 1e9) / 1e9);
+}
+
+function nineDecimals(rand: () => number): number {
+  return Math.round(1e6 * rand() * 1e9) / 1e9;
+}
+
 function decimals(rand: () => number): number {
   return Math.round(rand() * 10_000) / 100;
 }
@@ -283,6 +293,11 @@ describe('encoding choice', () => {
     ['raw', 'means of three decimals (values seldom repeat, a third\'s mantissa does)', oneColumn(sample(3600, 9, meanOfThreeDecimals)), 0],
     ['raw', 'floats from a small set, most rows absent', oneColumn(sample(3600, 10, (rand) => Math.floor(rand() * 50) / 7), everyNth(3600, 10)), 0],
     ['bytesplit', 'standard deviations of five decimals', oneColumn(sample(3600, 11, stdOfFiveDecimals)), 0],
+    // Delta is costed first and the others dropped once their first planes
+    // cost more: these pin the choice on both sides of that cut.
+    ['delta', 'fifteen rows of two decimals (a frozen chunk)', oneColumn(sample(15, 12, decimals)), 0],
+    ['xor', 'a walk of nine decimals near a million (deltas fit, XOR costs less)', oneColumn(sample(60, 12, nineDecimalWalk())), 0],
+    ['bytesplit', 'fifteen uniform values of nine decimals (deltas fit, planes cost less)', oneColumn(sample(15, 12, nineDecimals)), 0],
   ];
   it.each(picks)('picks %s for %s', (encoding, _, data, column) => {
     const bytes = encodeSplit(0, MINUTE, data);
