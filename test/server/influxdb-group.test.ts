@@ -3,22 +3,11 @@
 // never changes how lines are grouped.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CollectorBatch } from '../../engine/collector.js';
 import { SeriesCache } from '../../engine/series-cache.js';
 import { groupLines, type LineWrite } from '../../server/routes/influxdb.js';
+import { grouped } from './grouped-batch.js';
 
 const WRITE: LineWrite = { db: 'db1', tagToRid: 'host', precision: 'ns', creator: 'admin', nowMicros: 5 };
-
-/** A batch as what a write stores: each metric (resource key and name) with its points, in order. */
-function grouped(batch: CollectorBatch): [string, string, number[], number[]][] {
-  const { start, count, timestamps, values } = batch.series();
-  return batch.metrics.map((m, i) => [
-    m.resource.key,
-    m.name,
-    [...timestamps.subarray(start[i]!, start[i]! + count[i]!)],
-    [...values.subarray(start[i]!, start[i]! + count[i]!)],
-  ]);
-}
 
 /** groupLines' batch of a body, or the message it throws. */
 function outcome(body: string, cache: SeriesCache): ReturnType<typeof grouped> | string {

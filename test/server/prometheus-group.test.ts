@@ -3,22 +3,10 @@
 // but never changes how samples are grouped.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CollectorBatch } from '../../engine/collector.js';
 import { SeriesCache } from '../../engine/series-cache.js';
 import { encodeWriteRequest, type Label } from '../../formats/prometheus-remote.js';
 import { groupRemoteWrite } from '../../server/routes/prometheus.js';
-
-/** A batch as what a write stores: each metric (resource key and name) with its points, in order. */
-function grouped(batch: CollectorBatch | null): [string, string, number[], number[]][] | null {
-  if (batch === null) return null;
-  const { start, count, timestamps, values } = batch.series();
-  return batch.metrics.map((m, i) => [
-    m.resource.key,
-    m.name,
-    [...timestamps.subarray(start[i]!, start[i]! + count[i]!)],
-    [...values.subarray(start[i]!, start[i]! + count[i]!)],
-  ]);
-}
+import { grouped } from './grouped-batch.js';
 
 /** A request of series (by their labels) with one sample each, valued by their place. */
 function request(series: Label[][]): Buffer {
@@ -26,9 +14,11 @@ function request(series: Label[][]): Buffer {
   return Buffer.from(encodeWriteRequest({ timeseries }));
 }
 
-function outcome(series: Label[][], cache: SeriesCache): ReturnType<typeof grouped> | string {
+/** groupRemoteWrite's batch of a request (null when it holds none), or the message it throws. */
+function outcome(series: Label[][], cache: SeriesCache): ReturnType<typeof grouped> | null | string {
   try {
-    return grouped(groupRemoteWrite(request(series), 'admin', cache));
+    const batch = groupRemoteWrite(request(series), 'admin', cache);
+    return batch === null ? null : grouped(batch);
   } catch (err) {
     return (err as Error).message;
   }
