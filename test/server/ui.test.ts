@@ -159,6 +159,8 @@ describe.skipIf(missing)(
         executablePath: CHROMIUM,
         headless: true,
         args: ['--no-sandbox', '--disable-dev-shm-usage'],
+        // Puppeteer's 30 s ran out once on a machine loaded by CI and benchmarks together (Chromium printed no endpoint yet).
+        timeout: 90_000,
       });
       page = await browser.newPage();
       await page.setViewport({ width: 1366, height: 900 });
