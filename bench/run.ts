@@ -8,12 +8,14 @@ import { run as aggregation } from './aggregation.bench.js';
 import { run as lineProtocol } from './line-protocol.bench.js';
 import { run as measures } from './measures.bench.js';
 import { run as processing } from './processing.bench.js';
+import { run as remoteWrite } from './remote-write.bench.js';
 import { run as search } from './search.bench.js';
 import { run as splitCodec } from './split-codec.bench.js';
 
 const suites: [string, () => Promise<void>][] = [
   ['measure decoding', measures],
   ['line protocol', lineProtocol],
+  ['remote write', remoteWrite],
   ['split codec', splitCodec],
   ['aggregation methods', aggregation],
   ['aggregates', aggregates],
