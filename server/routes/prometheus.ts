@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { CollectorBatch, collectorState, writeCollectorBatch } from '../../engine/collector.js';
 import { BadRequest, EngineError, InvalidInput, ResourceTypeAlreadyExists } from '../../engine/errors.js';
 import { attributeValue, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from '../../engine/resource-type.js';
-import { CollectorScope, hashBytes, namedResource, type MetricSlot, type SeriesCache } from '../../engine/series-cache.js';
+import { CollectorScope, hashBytes, namedResource, type MetricSlot, type ResourceSlot, type SeriesCache } from '../../engine/series-cache.js';
 import { FormatError } from '../../formats/errors.js';
 import {
   decodeWriteRequest,
@@ -30,7 +30,7 @@ import {
   type ScannedWriteRequest,
   type WriteRequest,
 } from '../../formats/prometheus-remote.js';
-import { parseTimestamp } from '../../formats/timestamp.js';
+import { epochSecondsToMicros, parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -54,14 +54,15 @@ interface PrometheusSeries {
 
 const noName = () => new BadRequest({ cause: 'Invalid input', reason: 'time series without a __name__ label', detail: [] });
 
-/** A sample's timestamp as Gnocchi reads it (`timestamp_ms / 1000.0` through its measures schema). */
-function sampleMicros(timestampMs: number): number | EngineError {
+/** Why Gnocchi refuses a sample's timestamp (`timestamp_ms / 1000.0` through its measures schema). */
+function sampleRefusal(timestampMs: number): EngineError {
   try {
-    return parseTimestamp(timestampMs / 1000, 0);
+    parseTimestamp(timestampMs / 1000, 0);
   } catch (err) {
     if (err instanceof FormatError) return new InvalidInput(`unexpected timestamp '${err.message}'`);
     throw err;
   }
+  throw new Error(`timestamp ${timestampMs} ms refused, then read`);
 }
 
 /**
@@ -169,11 +170,40 @@ function addSamples(
   const m = batch.metric(metric);
   batch.restart(m);
   for (let k = from; k < to; k++) {
-    const micros = sampleMicros(timestampsMs[k]!);
-    if (typeof micros !== 'number') return micros;
+    // parseTimestamp's reading of the seconds, without its try and throw per sample.
+    const micros = epochSecondsToMicros(timestampsMs[k]! / 1000);
+    if (micros === undefined) return sampleRefusal(timestampsMs[k]!);
     batch.add(m, micros, values[k]!);
   }
   return undefined;
+}
+
+/**
+ * Per definition of the type's attributes (as JSON), each resource slot's
+ * attributes as checked against it. A slot's labels never change: checking
+ * them again on every write cost ~250 bytes of garbage per series. Slots
+ * the series cache lets go are let go here too.
+ */
+const preparedByType = new Map<string, WeakMap<ResourceSlot, Readonly<Record<string, AttributeValue>>>>();
+/** Definitions kept at most; a type redefined more often starts afresh. */
+const PREPARED_TYPES = 8;
+
+/** The attributes of a slot's resource, checked once per slot for a definition of the type. */
+function preparer(rt: ResourceTypeRecord): (slot: ResourceSlot) => Readonly<Record<string, AttributeValue>> {
+  const definition = JSON.stringify(rt.attributes);
+  let prepared = preparedByType.get(definition);
+  if (prepared === undefined) {
+    if (preparedByType.size >= PREPARED_TYPES) preparedByType.clear();
+    preparedByType.set(definition, (prepared = new WeakMap()));
+  }
+  return (slot) => {
+    let attrs = prepared.get(slot);
+    if (attrs === undefined) {
+      attrs = Object.freeze(attributesOf(rt, slot.given));
+      prepared.set(slot, attrs);
+    }
+    return attrs;
+  };
 }
 
 /** A resource's attributes from its labels, checked against the type; throws as Gnocchi refuses them. */
@@ -233,7 +263,7 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
     await writeCollectorBatch(engine, batch, {
       type: rt.name,
       creator: who.creator,
-      prepare: (slot) => attributesOf(rt, slot.given),
+      prepare: preparer(rt),
       mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
       mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
       maxSeries: config.maxSeries,
