@@ -8,14 +8,17 @@
  * directory each time), and into one the previous iterations filled. Each
  * iteration names new hosts; the grouping runs before the timed part.
  * Processing is off, and the pushed points are dropped after each
- * iteration. Reported as µs per created series, wall time and CPU time (of
- * warmup and timed iterations):
+ * iteration. Reported as µs per created series: wall time, and the CPU
+ * time and the garbage collections' time of warmup and timed iterations.
+ * Node's default young generation unless told (the server runs with
+ * `--max-semi-space-size=1`):
  *
  *   npx tsc -p tsconfig.json && node dist/bench/collector-create.bench.js
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { CollectorBatch, writeCollectorBatch, type CollectorWrite } from '../engine/collector.js';
@@ -71,17 +74,24 @@ export async function run(): Promise<void> {
     await engine.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  // CPU time as well as tinybench's wall time: the machine is shared.
-  const cpu = new Map<string, { micros: number; calls: number }>();
+  // CPU time as well as tinybench's wall time (the machine is shared), and the garbage collections within the writes.
+  const cpu = new Map<string, { micros: number; calls: number; spans: [number, number][] }>();
   const write = (task: string) => async () => {
     const before = process.cpuUsage();
+    const start = performance.now();
     await writeCollectorBatch(current!.engine, batch!, COLLECTOR_WRITE);
     const used = process.cpuUsage(before);
-    const sum = cpu.get(task) ?? { micros: 0, calls: 0 };
+    const sum = cpu.get(task) ?? { micros: 0, calls: 0, spans: [] };
     sum.micros += used.user + used.system;
     sum.calls++;
+    sum.spans.push([start, performance.now()]);
     cpu.set(task, sum);
   };
+  const collections: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  const gcMillis = (spans: [number, number][]) =>
+    collections.filter((e) => spans.some(([a, b]) => e.startTime >= a && e.startTime < b)).reduce((sum, e) => sum + e.duration, 0);
   // The pushed points would pile up, processing off.
   const forget = () => {
     for (const m of batch!.metrics) if (m.record !== undefined) current!.engine.processor.forget(m.record.id);
@@ -95,6 +105,7 @@ export async function run(): Promise<void> {
   try {
     await bench.run();
   } finally {
+    observer.disconnect();
     if (current !== undefined) await close(current);
   }
   console.table(
@@ -102,7 +113,14 @@ export async function run(): Promise<void> {
       const mean = t.result?.state === 'completed' ? t.result.latency.mean : Number.NaN;
       const used = cpu.get(t.name);
       const cpuMicros = used === undefined ? Number.NaN : used.micros / used.calls / SERIES;
-      return { task: t.name, 'ms per call': mean.toFixed(1), 'µs per series': ((mean * 1000) / SERIES).toFixed(1), 'CPU µs per series': cpuMicros.toFixed(1) };
+      const gcMicros = used === undefined ? Number.NaN : (gcMillis(used.spans) * 1000) / used.calls / SERIES;
+      return {
+        task: t.name,
+        'ms per call': mean.toFixed(1),
+        'µs per series': ((mean * 1000) / SERIES).toFixed(1),
+        'CPU µs per series': cpuMicros.toFixed(1),
+        'GC µs per series': gcMicros.toFixed(1),
+      };
     }),
   );
 }
