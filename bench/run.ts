@@ -5,6 +5,7 @@
  */
 import { run as aggregates } from './aggregates.bench.js';
 import { run as aggregation } from './aggregation.bench.js';
+import { run as collectorCreate } from './collector-create.bench.js';
 import { run as lineProtocol } from './line-protocol.bench.js';
 import { run as measures } from './measures.bench.js';
 import { run as processing } from './processing.bench.js';
@@ -16,6 +17,7 @@ const suites: [string, () => Promise<void>][] = [
   ['measure decoding', measures],
   ['line protocol', lineProtocol],
   ['remote write', remoteWrite],
+  ['collector creation (10,000 new series)', collectorCreate],
   ['split codec', splitCodec],
   ['aggregation methods', aggregation],
   ['aggregates', aggregates],

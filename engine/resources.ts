@@ -32,6 +32,7 @@
  * default-order listing walks resources_by_revision_start to the end of
  * the page.
  */
+import type { Database, Key as LmdbKey } from 'lmdb';
 import type { QueryNode } from '../formats/resource-query.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { Index, MetricRecord } from './index.js';
@@ -226,6 +227,17 @@ function splitTarget(at: string): [id: string, revision: number] {
 }
 
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
+
+/**
+ * Writes `value` under `key` unless the key holds one; answers whether it
+ * wrote. Inside a write transaction only: there lmdb-js' putSync answers
+ * that (its typings say void), and a failed write leaves the transaction
+ * usable.
+ */
+function putIfAbsent<V, K extends LmdbKey>(db: Database<V, K>, key: K, value: V): boolean {
+  const putSync = db.putSync as unknown as (key: K, value: V, options: { noOverwrite: boolean }) => boolean;
+  return putSync.call(db, key, value, { noOverwrite: true });
+}
 
 /** Microseconds now; strictly increasing so each revision gets its own ETag. */
 let lastNow = 0;
@@ -423,7 +435,6 @@ export class ResourceIndex {
         if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
           throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
         }
-        if (storage.metricsByResource.doesExist(key)) throw new NamedMetricAlreadyExists(name);
         const m: MetricRecord = {
           id: spec.id ?? newMetricId(),
           name,
@@ -432,8 +443,9 @@ export class ResourceIndex {
           creator: r.creator,
           resourceId: r.id,
         };
+        // One write that fails on a taken name rather than a lookup before it: the error rolls the transaction back.
+        if (!putIfAbsent(storage.metricsByResource, key, m.id)) throw new NamedMetricAlreadyExists(name);
         this.index.putMetric(m);
-        void storage.metricsByResource.put(key, m.id);
       }
     }
   }
@@ -480,8 +492,8 @@ export class ResourceIndex {
   private insertUnindexed(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
     const { storage } = this;
     const r = newResourceRecord(rt.name, input);
-    if (storage.resources.doesExist(input.id)) throw new ResourceAlreadyExists(input.id);
-    void storage.resources.put(r.id, r);
+    // As setMetrics: no lookup before the write, which fails on a taken id.
+    if (!putIfAbsent(storage.resources.db, r.id, r)) throw new ResourceAlreadyExists(input.id);
     this.starts.write(r, true);
     if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
     return r;

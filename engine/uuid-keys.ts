@@ -112,6 +112,77 @@ function writeOther(key: unknown, target: Uint8Array, position: number): number 
 }
 
 /**
+ * ordered-binary's bytes of the strings keys hold beside an id (metric
+ * names, resource types), kept: a few distinct ones are written again and
+ * again (a collector's first write files a metric name under each of
+ * thousands of resources, and each key is written twice, checked then put),
+ * and keyValueToBuffer allocates a buffer each time.
+ */
+const stringBytes = new Map<string, Buffer>();
+/** Strings kept at most (a name is at most ~2 KB): then the map starts over. */
+const MAX_STRINGS = 4096;
+
+function encodedString(s: string): Buffer {
+  let bytes = stringBytes.get(s);
+  if (bytes === undefined) {
+    if (stringBytes.size === MAX_STRINGS) stringBytes.clear();
+    // A copy: keyValueToBuffer's bytes are a view of its 8 KB block.
+    bytes = Buffer.from(new Uint8Array(keyValueToBuffer(s)).buffer);
+    stringBytes.set(s, bytes);
+  }
+  return bytes;
+}
+
+const float64 = new Float64Array(1);
+const int32 = new Int32Array(float64.buffer);
+/** Where the low and high words of a float64 are in int32. */
+const [LOW, HIGH] = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? [0, 1] : [1, 0];
+
+/**
+ * A number as ordered-binary writes it within an array (in sequence: 9
+ * bytes), for numbers >= 0 (and NaN, -0: what `n < 0` leaves), which
+ * revision starts are; negative ones go through keyValueToBuffer.
+ */
+function writeNumberInSequence(n: number, target: Uint8Array, position: number): number {
+  if (n < 0) return writeBytes(keyValueToBuffer([n]), target, position);
+  fits(target, position + 9);
+  float64[0] = n;
+  const low = int32[LOW]!;
+  const high = int32[HIGH]!;
+  const first = (high >>> 4) | 0x10000000;
+  const second = (low >>> 4) | (high << 28);
+  target[position] = first >>> 24;
+  target[position + 1] = (first >>> 16) & 0xff;
+  target[position + 2] = (first >>> 8) & 0xff;
+  target[position + 3] = first & 0xff;
+  target[position + 4] = second >>> 24;
+  target[position + 5] = (second >>> 16) & 0xff;
+  target[position + 6] = (second >>> 8) & 0xff;
+  target[position + 7] = second & 0xff;
+  target[position + 8] = (low & 0xf) << 4;
+  return position + 9;
+}
+
+/**
+ * Elements `from` to `to` of a key as ordered-binary writes an array of
+ * them (separated by 0 bytes), strings and numbers without a buffer each;
+ * anything else through keyValueToBuffer.
+ */
+function writeElements(key: readonly unknown[], from: number, to: number, target: Uint8Array, position: number): number {
+  for (let i = from; i < to; i++) {
+    if (i > from) {
+      fits(target, position + 1);
+      target[position++] = SEPARATOR;
+    }
+    const element = key[i];
+    if (typeof element === 'string' && element !== '') position = writeBytes(encodedString(element), target, position);
+    else if (typeof element === 'number') position = writeNumberInSequence(element, target, position);
+    else position = writeOther([element], target, position);
+  }
+  return position;
+}
+
+/**
  * Where the prefix of a key whose id comes last ends, from the kinds of its
  * elements (`prefix`: 's' a string, 'n' a number, written in sequence: 9 bytes).
  */
@@ -141,8 +212,9 @@ export const idFirstKeys: KeyEncoder = {
     if (!Array.isArray(key) || typeof key[0] !== 'string') return writeOther(key, target, position);
     position = writeId(key[0], target, position);
     if (key.length === 1) return position;
+    fits(target, position + 1);
     target[position++] = SEPARATOR;
-    return writeOther(key.slice(1), target, position);
+    return writeElements(key, 1, key.length, target, position);
   },
   readKey(source, start, end) {
     const { id, next } = readId(source, start, end);
@@ -158,7 +230,8 @@ export function idLastKeys(prefix: string): KeyEncoder {
   return {
     writeKey(key, target, position) {
       if (!Array.isArray(key) || key.length <= prefix.length || typeof key[prefix.length] !== 'string') return writeOther(key, target, position);
-      position = writeOther(key.slice(0, prefix.length), target, position);
+      position = writeElements(key, 0, prefix.length, target, position);
+      fits(target, position + 1);
       target[position++] = SEPARATOR;
       return writeId(key[prefix.length] as string, target, position);
     },

@@ -116,10 +116,12 @@ describe('values shared by many revisions', () => {
 
 describe('resources created together (a collector write)', () => {
   it('are filed as resources created one by one are, ids that are not UUIDs too', async () => {
-    const created = [
-      ...Array.from({ length: 40 }, (_, i) => resource(id('a', i), i % 4 === 0 ? {} : { tier: i % 2 === 0 ? 'gold' : 'silver' })),
-      resource('legacy-2', { tier: 'gold' }),
-    ];
+    // Runs of shared values broken by changes and by an id that is not a UUID (whose keys hold it) in their midst.
+    const uuids = Array.from({ length: 40 }, (_, i) => ({
+      ...resource(id('a', i), i % 4 === 0 ? {} : { tier: i % 2 === 0 ? 'gold' : 'silver' }),
+      startedAt: 1_000_000 + Math.floor(i / 3),
+    }));
+    const created = [...uuids.slice(0, 20), resource('legacy-2', { tier: 'gold' }), ...uuids.slice(20)];
     await lmdb().createAndExtend('a', created, []);
     expect(checkStorage(engine.storage).faults).toEqual([]);
     expect(entryCount(engine.storage.resourceValues)).toBe(41 * 7);
