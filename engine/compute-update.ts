@@ -83,7 +83,7 @@ function strictlyIncreasing(ts: Float64Array): boolean {
  */
 export interface Received {
   points: Series;
-  ends: readonly number[];
+  ends: ArrayLike<number>;
 }
 
 /** `batches` as one push each, in this order (for callers that hold them apart). */
@@ -154,7 +154,7 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
  * timestamp then repeats, so the order alone is the answer. Each push is
  * named by its index in `ends`; empty ones are left out.
  */
-function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | null {
+function disjointRuns(ts: Float64Array, ends: ArrayLike<number>): Uint32Array | null {
   // A time-major batch holds a point per push of a few dozen pushes: no object per push, nor a splice.
   const runs = new Uint32Array(ends.length);
   let n = 0;
@@ -178,11 +178,11 @@ function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | 
  */
 const LONG_RUN = 32;
 
-function runStart(ends: readonly number[], k: number): number {
+function runStart(ends: ArrayLike<number>, k: number): number {
   return k === 0 ? 0 : ends[k - 1]!;
 }
 
-function concatRuns(points: Series, ends: readonly number[], runs: Uint32Array, alloc: Float64Alloc): Series {
+function concatRuns(points: Series, ends: ArrayLike<number>, runs: Uint32Array, alloc: Float64Alloc): Series {
   const n = points.timestamps.length;
   const timestamps = alloc(n);
   const values = alloc(n);

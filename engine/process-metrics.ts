@@ -84,44 +84,83 @@ export function releaseRecordCaches(): boolean {
  * series per job with where each push ends; each record is looked up once
  * per batch. The series are views into one pair of arrays for the batch: a
  * time-major job's few dozen points took arrays of their own, each with a
- * backing store V8 allocates and tracks outside its heap.
+ * backing store V8 allocates and tracks outside its heap. The refs are
+ * filed by record in flat columns (a counting sort on the record's rank)
+ * rather than in an array per record and per job: an influx backlog's
+ * batch holds ~50,000 refs, and those arrays' growth was most of what this
+ * allocated.
  */
 async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJob[], states: (MetricState | null)[]): Promise<(Received | null)[]> {
-  // Per record, its slices as (job, offset, count) triples: numbers rather than an object per ref.
-  const wanted = new Map<number, number[]>();
+  let most = 0;
+  for (const job of jobs) most += job.refs.length;
+  // Each pending ref's record, ranked first seen first; then by seq.
+  const seen = new Map<number, number>();
+  const seqs: number[] = [];
+  const ranks = new Uint32Array(most);
+  // Per job, where its pending refs start in the columns; its points, where they start in the series.
+  const refStarts = new Uint32Array(jobs.length + 1);
   const starts = new Uint32Array(jobs.length + 1);
+  let total = 0;
   for (let i = 0; i < jobs.length; i++) {
     const lastSeq = states[i]?.lastSeq ?? 0;
     let size = 0;
-    for (const ref of jobs[i]!.refs) {
-      if (ref.seq <= lastSeq) continue;
-      size += ref.count;
-      const slices = wanted.get(ref.seq);
-      if (slices === undefined) wanted.set(ref.seq, [i, ref.offset, ref.count]);
-      else slices.push(i, ref.offset, ref.count);
+    const refs = jobs[i]!.refs;
+    for (let j = 0; j < refs.length; j++) {
+      const { seq, count } = refs[j]!;
+      if (seq <= lastSeq) continue;
+      size += count;
+      let rank = seen.get(seq);
+      if (rank === undefined) {
+        seen.set(seq, (rank = seqs.length));
+        seqs.push(seq);
+      }
+      ranks[total++] = rank;
     }
+    refStarts[i + 1] = total;
     starts[i + 1] = starts[i]! + size;
+  }
+  const order = Uint32Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
+  const sortedRank = new Uint32Array(seqs.length);
+  for (let r = 0; r < order.length; r++) sortedRank[order[r]!] = r;
+  // The refs by record in seq order (within a record, in job order), as job, offset and count.
+  const byRecord = new Uint32Array(seqs.length + 1);
+  for (let k = 0; k < total; k++) byRecord[(ranks[k] = sortedRank[ranks[k]!]!) + 1]!++;
+  for (let r = 0; r < seqs.length; r++) byRecord[r + 1]! += byRecord[r]!;
+  const slices = new Uint32Array(3 * total);
+  const next = byRecord.slice(0, seqs.length);
+  for (let i = 0, at = 0; i < jobs.length; i++) {
+    const lastSeq = states[i]?.lastSeq ?? 0;
+    const refs = jobs[i]!.refs;
+    for (let j = 0; j < refs.length; j++) {
+      const { seq, offset, count } = refs[j]!;
+      if (seq <= lastSeq) continue;
+      const k = 3 * next[ranks[at++]!]!++;
+      slices[k] = i;
+      slices[k + 1] = offset;
+      slices[k + 2] = count;
+    }
   }
   const timestamps = new Float64Array(starts[jobs.length]!);
   const values = new Float64Array(timestamps.length);
   const all: Series = { timestamps, values };
-  // Where each job's next point goes, from its start.
+  // Where each job's next point goes, from its start; where each of its pushes ends, from its start.
   const filled = starts.slice(0, jobs.length);
-  const ends: number[][] = jobs.map(() => []);
-  await recordCache(incoming).fetch(incoming, shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
+  const ends = new Uint32Array(total);
+  const endsFilled = refStarts.slice(0, jobs.length);
+  await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes) => {
     const record = recordView(bytes);
-    const slices = wanted.get(seq)!;
-    for (let k = 0; k < slices.length; k += 3) {
+    const rank = sortedRank[seen.get(seq)!]!;
+    for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
       const i = slices[k]!;
       filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
-      ends[i]!.push(filled[i]! - starts[i]!);
+      ends[endsFilled[i]!++] = filled[i]! - starts[i]!;
     }
   });
   return jobs.map((_, i) => {
     const start = starts[i]!;
     const end = filled[i]!;
     if (end === start) return null;
-    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends[i]! };
+    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends.subarray(refStarts[i]!, endsFilled[i]!) };
   });
 }
 
