@@ -206,77 +206,129 @@ function groupSum(v: Float64Array, lo: number, hi: number): number {
   return sum;
 }
 
-/** Value of one group spanning [lo, hi) of `groups.values`; positions matter for quantile. */
-type Kernel = (groups: Groups, lo: number, hi: number) => number;
-
-function kernel(method: AggregationMethod): Kernel {
+/**
+ * Fills `column` (and `mask`) with `method`'s value of each group that has
+ * at least `minCount` points; group g's row is `rowOf[g]`, or g without it.
+ * One loop per method rather than a function called per group: a call
+ * returning a double boxes it, and an update makes a group per row per
+ * method (time-major: six methods of a few rows, per metric and batch).
+ */
+function fillColumn(method: AggregationMethod, groups: Groups, rowOf: Uint32Array | null, minCount: number, column: Float64Array, mask: Uint8Array): void {
+  const { keys, bounds, values: v } = groups;
+  const n = keys.length;
+  const put = (g: number, x: number) => {
+    const row = rowOf === null ? g : rowOf[g]!;
+    column[row] = x;
+    mask[row] = 1;
+  };
   switch (method.base) {
     case 'sum':
-      return (g, lo, hi) => groupSum(g.values, lo, hi);
-    case 'mean':
-      return (g, lo, hi) => groupSum(g.values, lo, hi) / (hi - lo);
+    case 'mean': {
+      const mean = method.base === 'mean';
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
+        const sum = groupSum(v, lo, hi);
+        put(g, mean ? sum / (hi - lo) : sum);
+      }
+      return;
+    }
     case 'first':
-      return (g, lo) => g.values[lo]!;
+      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, v[bounds[g]!]!);
+      return;
     case 'last':
-      return (g, _lo, hi) => g.values[hi - 1]!;
+      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, v[bounds[g + 1]! - 1]!);
+      return;
     case 'count':
-      return (_g, lo, hi) => hi - lo;
+      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, bounds[g + 1]! - bounds[g]!);
+      return;
     case 'max':
       // Gnocchi takes the last element of an argsort, where NaN sorts last.
-      return ({ values: v }, lo, hi) => {
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
         let max = v[lo]!;
         for (let i = lo + 1; i < hi; i++) {
           const x = v[i]!;
           if (x > max || x !== x) max = x;
         }
-        return max;
-      };
+        put(g, max);
+      }
+      return;
     case 'min':
       // The first element of the same argsort: NaN only if the group is all NaN.
-      return ({ values: v }, lo, hi) => {
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
         let min = v[lo]!;
         for (let i = lo + 1; i < hi; i++) {
           const x = v[i]!;
           if (x < min || min !== min) min = x;
         }
-        return min;
-      };
+        put(g, min);
+      }
+      return;
     case 'std':
-      return ({ values: v }, lo, hi) => {
-        const n = hi - lo;
-        const mean = groupSum(v, lo, hi) / n;
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
+        const count = hi - lo;
+        const mean = groupSum(v, lo, hi) / count;
         let squares = 0;
         for (let i = lo; i < hi; i++) {
           const d = v[i]! - mean;
           squares += d * d;
         }
-        return Math.sqrt(squares / (n - 1));
-      };
-    case 'median':
+        put(g, Math.sqrt(squares / (count - 1)));
+      }
+      return;
+    case 'median': {
       // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
       // to Infinity for |x| > MAX_VALUE / 2.
-      return (g, lo, hi) => {
-        const s = sortedWithinGroups(g);
-        const n = hi - lo;
-        const floor = hi - 1 - Math.floor(n / 2);
-        return (s[floor]! + s[floor + (n % 2 === 0 ? 1 : 0)]!) / 2;
-      };
+      const s = sortedWithinGroups(groups);
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
+        const count = hi - lo;
+        const floor = hi - 1 - Math.floor(count / 2);
+        put(g, (s[floor]! + s[floor + (count % 2 === 0 ? 1 : 0)]!) / 2);
+      }
+      return;
+    }
     case 'quantile': {
       if (method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
       const fraction = method.q / 100;
+      const s = sortedWithinGroups(groups);
       // Positions are offsets into the whole grouped array, not the group:
       // Gnocchi adds the group's start index before flooring, which changes
       // the interpolation weights' rounding.
-      return (g, lo, hi) => {
-        const s = sortedWithinGroups(g);
+      for (let g = 0; g < n; g++) {
+        const lo = bounds[g]!;
+        const hi = bounds[g + 1]!;
+        if (hi - lo < minCount) continue;
         const position = lo + (hi - lo - 1) * fraction;
         const floor = Math.floor(position);
         const ceil = Math.ceil(position);
-        if (floor === ceil) return s[floor]!;
-        return s[floor]! * (ceil - position) + s[ceil]! * (position - floor);
-      };
+        put(g, floor === ceil ? s[floor]! : s[floor]! * (ceil - position) + s[ceil]! * (position - floor));
+      }
+      return;
     }
   }
+}
+
+/** Where each of `keys` sits in `rowKeys` (a superset, both ascending). */
+function rowsOf(keys: Float64Array, rowKeys: Float64Array): Uint32Array {
+  const rows = new Uint32Array(keys.length);
+  for (let g = 0, row = 0; g < keys.length; g++, row++) {
+    while (rowKeys[row] !== keys[g]) row++;
+    rows[g] = row;
+  }
+  return rows;
 }
 
 /** Index of the first element >= target in an ascending array (numpy's searchsorted, side left). */
@@ -340,28 +392,14 @@ export function aggregateMany(
   const rowKeys = (plain ?? derived)?.keys ?? new Float64Array(0);
   const rows = rowKeys.length;
 
+  const derivedRows = derived === undefined || derived === plain || plain === undefined ? null : rowsOf(derived.keys, rowKeys);
   const columns: Float64Array[] = [];
   const present: Uint8Array[] = [];
   for (const method of methods) {
     const groups = (method.rate ? derived : plain)!;
-    const compute = kernel(method);
-    const minCount = method.base === 'std' ? 2 : 1;
-    const column = alloc(rows);
+    const column = alloc(rows).fill(NaN);
     const mask = new Uint8Array(rows);
-    const { keys, bounds } = groups;
-    let row = 0;
-    for (let g = 0; g < keys.length; g++, row++) {
-      while (rowKeys[row] !== keys[g]) column[row++] = NaN;
-      const lo = bounds[g]!;
-      const hi = bounds[g + 1]!;
-      if (hi - lo >= minCount) {
-        column[row] = compute(groups, lo, hi);
-        mask[row] = 1;
-      } else {
-        column[row] = NaN;
-      }
-    }
-    column.fill(NaN, row);
+    fillColumn(method, groups, method.rate ? derivedRows : null, method.base === 'std' ? 2 : 1, column, mask);
     columns.push(column);
     present.push(mask);
   }
