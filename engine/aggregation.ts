@@ -206,119 +206,108 @@ function groupSum(v: Float64Array, lo: number, hi: number): number {
   return sum;
 }
 
+function maxOf(v: Float64Array, lo: number, hi: number): number {
+  // Gnocchi takes the last element of an argsort, where NaN sorts last.
+  let max = v[lo]!;
+  for (let i = lo + 1; i < hi; i++) {
+    const x = v[i]!;
+    if (x > max || x !== x) max = x;
+  }
+  return max;
+}
+
+function minOf(v: Float64Array, lo: number, hi: number): number {
+  // The first element of the same argsort: NaN only if the group is all NaN.
+  let min = v[lo]!;
+  for (let i = lo + 1; i < hi; i++) {
+    const x = v[i]!;
+    if (x < min || min !== min) min = x;
+  }
+  return min;
+}
+
+function stdOf(v: Float64Array, lo: number, hi: number): number {
+  const n = hi - lo;
+  const mean = groupSum(v, lo, hi) / n;
+  let squares = 0;
+  for (let i = lo; i < hi; i++) {
+    const d = v[i]! - mean;
+    squares += d * d;
+  }
+  return Math.sqrt(squares / (n - 1));
+}
+
 /**
  * Fills `column` (and `mask`) with `method`'s value of each group that has
- * at least `minCount` points; group g's row is `rowOf[g]`, or g without it.
- * One loop per method rather than a function called per group: a call
- * returning a double boxes it, and an update makes a group per row per
- * method (time-major: six methods of a few rows, per metric and batch).
+ * at least `minCount` points; group g's row is `rowOf[g]`, or g without it;
+ * how many rows got a value. In one loop, without a function value per
+ * method or per group: a double returned through a closure call is boxed,
+ * and an update makes a group per row per method (time-major: six methods
+ * of a few rows, per metric and batch). The helpers called are small
+ * enough for V8 to inline.
  */
-function fillColumn(method: AggregationMethod, groups: Groups, rowOf: Uint32Array | null, minCount: number, column: Float64Array, mask: Uint8Array): void {
+function fillColumn(method: AggregationMethod, groups: Groups, rowOf: Uint32Array | null, minCount: number, column: Float64Array, mask: Uint8Array): number {
   const { keys, bounds, values: v } = groups;
-  const n = keys.length;
-  const put = (g: number, x: number) => {
+  const base = method.base;
+  if (base === 'quantile' && method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
+  const fraction = (method.q ?? 0) / 100;
+  const sorted = base === 'median' || base === 'quantile' ? sortedWithinGroups(groups) : v;
+  let filled = 0;
+  for (let g = 0; g < keys.length; g++) {
+    const lo = bounds[g]!;
+    const hi = bounds[g + 1]!;
+    const n = hi - lo;
+    if (n < minCount) continue;
+    let x: number;
+    switch (base) {
+      case 'sum':
+        x = groupSum(v, lo, hi);
+        break;
+      case 'mean':
+        x = groupSum(v, lo, hi) / n;
+        break;
+      case 'first':
+        x = v[lo]!;
+        break;
+      case 'last':
+        x = v[hi - 1]!;
+        break;
+      case 'count':
+        x = n;
+        break;
+      case 'max':
+        x = maxOf(v, lo, hi);
+        break;
+      case 'min':
+        x = minOf(v, lo, hi);
+        break;
+      case 'std':
+        x = stdOf(v, lo, hi);
+        break;
+      case 'median': {
+        // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
+        // to Infinity for |x| > MAX_VALUE / 2.
+        const floor = hi - 1 - Math.floor(n / 2);
+        x = (sorted[floor]! + sorted[floor + (n % 2 === 0 ? 1 : 0)]!) / 2;
+        break;
+      }
+      case 'quantile': {
+        // Positions are offsets into the whole grouped array, not the group:
+        // Gnocchi adds the group's start index before flooring, which changes
+        // the interpolation weights' rounding.
+        const position = lo + (n - 1) * fraction;
+        const floor = Math.floor(position);
+        const ceil = Math.ceil(position);
+        x = floor === ceil ? sorted[floor]! : sorted[floor]! * (ceil - position) + sorted[ceil]! * (position - floor);
+        break;
+      }
+    }
     const row = rowOf === null ? g : rowOf[g]!;
     column[row] = x;
     mask[row] = 1;
-  };
-  switch (method.base) {
-    case 'sum':
-    case 'mean': {
-      const mean = method.base === 'mean';
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        const sum = groupSum(v, lo, hi);
-        put(g, mean ? sum / (hi - lo) : sum);
-      }
-      return;
-    }
-    case 'first':
-      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, v[bounds[g]!]!);
-      return;
-    case 'last':
-      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, v[bounds[g + 1]! - 1]!);
-      return;
-    case 'count':
-      for (let g = 0; g < n; g++) if (bounds[g + 1]! - bounds[g]! >= minCount) put(g, bounds[g + 1]! - bounds[g]!);
-      return;
-    case 'max':
-      // Gnocchi takes the last element of an argsort, where NaN sorts last.
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        let max = v[lo]!;
-        for (let i = lo + 1; i < hi; i++) {
-          const x = v[i]!;
-          if (x > max || x !== x) max = x;
-        }
-        put(g, max);
-      }
-      return;
-    case 'min':
-      // The first element of the same argsort: NaN only if the group is all NaN.
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        let min = v[lo]!;
-        for (let i = lo + 1; i < hi; i++) {
-          const x = v[i]!;
-          if (x < min || min !== min) min = x;
-        }
-        put(g, min);
-      }
-      return;
-    case 'std':
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        const count = hi - lo;
-        const mean = groupSum(v, lo, hi) / count;
-        let squares = 0;
-        for (let i = lo; i < hi; i++) {
-          const d = v[i]! - mean;
-          squares += d * d;
-        }
-        put(g, Math.sqrt(squares / (count - 1)));
-      }
-      return;
-    case 'median': {
-      // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
-      // to Infinity for |x| > MAX_VALUE / 2.
-      const s = sortedWithinGroups(groups);
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        const count = hi - lo;
-        const floor = hi - 1 - Math.floor(count / 2);
-        put(g, (s[floor]! + s[floor + (count % 2 === 0 ? 1 : 0)]!) / 2);
-      }
-      return;
-    }
-    case 'quantile': {
-      if (method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
-      const fraction = method.q / 100;
-      const s = sortedWithinGroups(groups);
-      // Positions are offsets into the whole grouped array, not the group:
-      // Gnocchi adds the group's start index before flooring, which changes
-      // the interpolation weights' rounding.
-      for (let g = 0; g < n; g++) {
-        const lo = bounds[g]!;
-        const hi = bounds[g + 1]!;
-        if (hi - lo < minCount) continue;
-        const position = lo + (hi - lo - 1) * fraction;
-        const floor = Math.floor(position);
-        const ceil = Math.ceil(position);
-        put(g, floor === ceil ? s[floor]! : s[floor]! * (ceil - position) + s[ceil]! * (position - floor));
-      }
-      return;
-    }
+    filled++;
   }
+  return filled;
 }
 
 /** Where each of `keys` sits in `rowKeys` (a superset, both ascending). */
@@ -395,15 +384,26 @@ export function aggregateMany(
   const derivedRows = derived === undefined || derived === plain || plain === undefined ? null : rowsOf(derived.keys, rowKeys);
   const columns: Float64Array[] = [];
   const present: Uint8Array[] = [];
+  // The columns with a value in every row share one mask (not to be written to): most do.
+  let full: Uint8Array | undefined;
+  let mask: Uint8Array | undefined;
   for (const method of methods) {
     const groups = (method.rate ? derived : plain)!;
     const column = alloc(rows).fill(NaN);
-    const mask = new Uint8Array(rows);
-    fillColumn(method, groups, method.rate ? derivedRows : null, method.base === 'std' ? 2 : 1, column, mask);
+    mask ??= new Uint8Array(rows);
+    if (fillColumn(method, groups, method.rate ? derivedRows : null, method.base === 'std' ? 2 : 1, column, mask) === rows) {
+      present.push((full ??= mask));
+      // Filled in full like the shared one: cleared for the next method.
+      if (full === mask) mask = undefined;
+      else mask.fill(0);
+    } else {
+      present.push(mask);
+      mask = undefined;
+    }
     columns.push(column);
-    present.push(mask);
   }
-  return dropEmptyRows({ timestamps: rowKeys, columns, present }, alloc);
+  const result = { timestamps: rowKeys, columns, present };
+  return full === undefined ? dropEmptyRows(result, alloc) : result;
 }
 
 // A group can end up with no value at all, e.g. a single point under `std` only.
