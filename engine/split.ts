@@ -185,18 +185,29 @@ function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, 
   const added = update.timestamps.length;
   const total = keep + added;
   const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols);
-  out.set(raw.subarray(0, RAW_HEADER));
+  copyBytes(raw, 0, RAW_HEADER, out, 0);
   out.writeUInt32LE(total, 4);
-  const columns = [update.timestamps, ...update.columns];
   for (let c = 0; c <= ncols; c++) {
     const from = RAW_HEADER + 8 * n * c;
     const to = RAW_HEADER + 8 * total * c;
-    out.set(raw.subarray(from, from + 8 * keep), to);
-    const col = columns[c]!;
-    out.set(new Uint8Array(col.buffer, col.byteOffset, 8 * added), to + 8 * keep);
+    copyBytes(raw, from, from + 8 * keep, out, to);
+    const col = c === 0 ? update.timestamps : update.columns[c - 1]!;
+    for (let i = 0, at = to + 8 * keep; i < added; i++, at += 8) out.writeDoubleLE(col[i]!, at);
   }
   out.fill(0, RAW_HEADER + 8 * total * (ncols + 1));
   return out;
+}
+
+/** Bytes copied one by one up to this many: below it a view per copy costs more than the copy. */
+const SHORT_COPY = 256;
+
+/** Copies bytes [start, end) of `from` into `to` from `at`. */
+function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void {
+  if (end - start > SHORT_COPY) {
+    to.set(from.subarray(start, end), at);
+    return;
+  }
+  for (let i = start; i < end; i++) to[at++] = from[i]!;
 }
 
 // Scratch for mergeIntoRawSplit's row sources, reused: it runs once per
