@@ -363,14 +363,20 @@ export function aggregateMany(
   alloc: Float64Alloc = freshFloat64,
 ): AggregatedColumns {
   const keyOf = keyFunction(grouping);
-  const wantsRate = methods.some((m) => m.rate);
+  // Loops, not some(): this runs per granularity of every metric update.
+  let wantsRate = false;
+  let wantsPlain = false;
+  for (const m of methods) {
+    if (m.rate) wantsRate = true;
+    else wantsPlain = true;
+  }
   if (wantsRate && typeof grouping !== 'number') {
     throw new TypeError('Cannot derive aggregates on calendar granularities.');
   }
   const { timestamps, values } = series;
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
   const fromFirst = firstIndex === 0 ? timestamps : timestamps.subarray(firstIndex);
-  const plain = methods.some((m) => !m.rate)
+  const plain = wantsPlain
     ? group(fromFirst, firstIndex === 0 ? values : values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf), alloc)
     : undefined;
   const derived = wantsRate
@@ -382,25 +388,26 @@ export function aggregateMany(
   const rows = rowKeys.length;
 
   const derivedRows = derived === undefined || derived === plain || plain === undefined ? null : rowsOf(derived.keys, rowKeys);
-  const columns: Float64Array[] = [];
-  const present: Uint8Array[] = [];
+  const columns: Float64Array[] = new Array(methods.length);
+  const present: Uint8Array[] = new Array(methods.length);
   // The columns with a value in every row share one mask (not to be written to): most do.
   let full: Uint8Array | undefined;
   let mask: Uint8Array | undefined;
-  for (const method of methods) {
+  for (let m = 0; m < methods.length; m++) {
+    const method = methods[m]!;
     const groups = (method.rate ? derived : plain)!;
     const column = alloc(rows).fill(NaN);
     mask ??= new Uint8Array(rows);
     if (fillColumn(method, groups, method.rate ? derivedRows : null, method.base === 'std' ? 2 : 1, column, mask) === rows) {
-      present.push((full ??= mask));
+      present[m] = full ??= mask;
       // Filled in full like the shared one: cleared for the next method.
       if (full === mask) mask = undefined;
       else mask.fill(0);
     } else {
-      present.push(mask);
+      present[m] = mask;
       mask = undefined;
     }
-    columns.push(column);
+    columns[m] = column;
   }
   const result = { timestamps: rowKeys, columns, present };
   return full === undefined ? dropEmptyRows(result, alloc) : result;

@@ -236,11 +236,19 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
  * takes only updates without masks, and every encoder then skips the mask.
  */
 function presenceOrNull(agg: AggregatedColumns): SplitColumns {
-  const present = agg.present.map((mask): Uint8Array | null => {
-    for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return mask;
-    return null;
-  });
+  const present: (Uint8Array | null)[] = new Array(agg.present.length);
+  for (let c = 0; c < present.length; c++) {
+    const mask = agg.present[c]!;
+    // Columns with a value in every row share their mask: checked once.
+    if (c > 0 && mask === agg.present[c - 1]) present[c] = present[c - 1]!;
+    else present[c] = isFull(mask) ? null : mask;
+  }
   return { timestamps: agg.timestamps, columns: agg.columns, present };
+}
+
+function isFull(mask: Uint8Array): boolean {
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
+  return true;
 }
 
 function sliceSeries(s: Series, from: number): Series {
@@ -274,7 +282,9 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
   const merged = tail === null ? measures : mergeKeepFirst(measures, tail, alloc);
   const first = Math.max(merged.timestamps[0]!, firstReceived);
 
-  const granularities = items.map((item): GranularityUpdate => {
+  const granularities: GranularityUpdate[] = new Array(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
     const g = item.granularity;
     const agg = presenceOrNull(aggregateMany(merged, g, methods, roundTimestamp(first, g), alloc));
     let from = 0;
@@ -298,8 +308,8 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
       splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
       start = end;
     }
-    return { granularity: g, splits, deleteBefore };
-  });
+    granularities[k] = { granularity: g, splits, deleteBefore };
+  }
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
   const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));

@@ -52,6 +52,7 @@ function mostLooseRows(granularities: readonly GranularityState[]): number {
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
+const NONE_SEALED: readonly number[] = [];
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
 const recordCaches = new WeakMap<IncomingLog, RecordCache>();
@@ -182,45 +183,58 @@ function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): voi
  * one is sealed at once.
  */
 function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
-  const sealedNow: number[] = [];
-  const seal = (key: number, data: SplitColumns) => {
-    putSealed(w, [metricId, g.granularity, key], data);
-    sealedNow.push(key);
-  };
-  g.splits.forEach(({ key, rows }, i) => {
+  // Runs for every granularity of every metric update, which almost never seals: no closure, no array until a seal.
+  let sealedNow: number[] | null = null;
+  const granularity = g.granularity;
+  for (let i = 0; i < g.splits.length; i++) {
+    const { key, rows } = g.splits[i]!;
     const newest = i === g.splits.length - 1;
     const open = gs.open;
+    let sealKey: number | null = null;
+    let sealData: SplitColumns = rows;
     if (open !== null && key < open.key) {
       // Rare: the back window reaches into an already sealed split.
-      const existing = snapshot.split([metricId, g.granularity, key]);
-      seal(key, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
-      return;
-    }
-    let data = rows;
-    if (open !== null) {
-      if (key === open.key && newest) {
-        gs.open = extendOpenSplit(snapshot, w, metricId, g.granularity, open, rows);
-        return;
+      const existing = snapshot.split([metricId, granularity, key]);
+      sealKey = key;
+      if (existing !== undefined) sealData = mergeSplits(decodeStoredSplit(existing, key, granularity, ncols), rows);
+    } else {
+      let data = rows;
+      if (open !== null) {
+        if (key === open.key && newest) {
+          gs.open = extendOpenSplit(snapshot, w, metricId, granularity, open, rows);
+          continue;
+        }
+        // A newer split starts: the open one is complete and gets encoded, once.
+        const stored = readOpenSplit(snapshot, metricId, granularity, open);
+        dropOpenSplitChunks(snapshot, w, metricId, granularity, open);
+        gs.open = null;
+        if (key === open.key) data = mergeSplits(stored, rows);
+        else {
+          putSealed(w, [metricId, granularity, open.key], stored);
+          (sealedNow ??= []).push(open.key);
+        }
       }
-      // A newer split starts: the open one is complete and gets encoded, once.
-      const stored = readOpenSplit(snapshot, metricId, g.granularity, open);
-      dropOpenSplitChunks(snapshot, w, metricId, g.granularity, open);
-      gs.open = null;
-      if (key === open.key) data = mergeSplits(stored, rows);
-      else seal(open.key, stored);
+      if (newest) gs.open = startOpenSplit(snapshot, w, metricId, granularity, key, data);
+      else {
+        sealKey = key;
+        sealData = data;
+      }
     }
-    if (newest) gs.open = startOpenSplit(snapshot, w, metricId, g.granularity, key, data);
-    else seal(key, data);
-  });
-  gs.oldestSealedKey = sealedNow.reduce<number | null>((oldest, k) => (oldest === null ? k : Math.min(oldest, k)), gs.oldestSealedKey);
+    if (sealKey !== null) {
+      putSealed(w, [metricId, granularity, sealKey], sealData);
+      (sealedNow ??= []).push(sealKey);
+    }
+  }
+  const sealed: readonly number[] = sealedNow ?? NONE_SEALED;
+  for (const k of sealed) if (gs.oldestSealedKey === null || k < gs.oldestSealedKey) gs.oldestSealedKey = k;
   if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
     const before = g.deleteBefore;
-    const range = (start: number, end: number, limit?: number) => snapshot.splitKeys({ metricId, granularity: g.granularity, start, end }, limit);
+    const range = (start: number, end: number, limit?: number) => snapshot.splitKeys({ metricId, granularity, start, end }, limit);
     for (const k of range(-1, before)) w.remove('split', k);
-    for (const k of sealedNow) if (k < before) w.remove('split', [metricId, g.granularity, k]);
+    for (const k of sealed) if (k < before) w.remove('split', [metricId, granularity, k]);
     let oldest: number | null = null;
     for (const k of range(before, MAX_KEY, 1)) oldest = k[2];
-    for (const k of sealedNow) if (k >= before && (oldest === null || k < oldest)) oldest = k;
+    for (const k of sealed) if (k >= before && (oldest === null || k < oldest)) oldest = k;
     gs.oldestSealedKey = oldest;
   }
 }
@@ -241,41 +255,47 @@ function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricSta
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
   const writes = new WriteQueue();
-  const done = (next: MetricState): Planned => {
-    writes.put('state', metricId, encodeMetricState(next, ncols));
-    return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
-  };
-  if (job.settle !== undefined && received === null) {
-    const least = job.settle;
-    const settled = state.granularities.map((gs) =>
-      gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least) },
-    );
-    if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
-      return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
-    }
-    // Settling shrinks a state many times over. LMDB merges a page only when
-    // a removal leaves it under a quarter full; a smaller value put in place
-    // leaves its page as sparse as it became: so remove, then put.
-    writes.remove('state', metricId);
-    return done({ ...state, granularities: settled, lastSeq });
-  }
+  if (job.settle !== undefined && received === null) return planSettle(snapshot, writes, metricId, ncols, job.settle, stored, { ...state, lastSeq }, consumed);
   // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
-  const unchanged = (): Planned => done({ ...state, lastSeq });
-  if (received === null) return unchanged();
+  if (received === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
   const tail = readTail(snapshot, metricId, state, scratch.take);
   const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
-  if (update === null) return unchanged();
-  const granularities = update.granularities.map((g) => {
-    const gs = state.granularities.find((x) => x.granularity === g.granularity) ?? {
-      granularity: g.granularity,
-      open: null,
-      oldestSealedKey: null,
-    };
+  if (update === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
+  const granularities: GranularityState[] = new Array(update.granularities.length);
+  for (let k = 0; k < granularities.length; k++) {
+    const g = update.granularities[k]!;
+    const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
     applyGranularity(snapshot, writes, metricId, ncols, gs, g);
-    return gs;
-  });
+    granularities[k] = gs;
+  }
   const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
-  return done({ ...newTail, granularities, lastSeq });
+  return finish(writes, metricId, ncols, consumed, { ...newTail, granularities, lastSeq });
+}
+
+/** A quiet metric settled (`state`: as stored but its `lastSeq`); in a function of its own, as its closures would cost planUpdate a context per call. */
+function planSettle(snapshot: SeriesSnapshot, writes: WriteQueue, metricId: string, ncols: number, least: number, stored: MetricState | null, state: MetricState, consumed: number): Planned {
+  const settled = state.granularities.map((gs) =>
+    gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least) },
+  );
+  if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
+    return { result: { metricId, consumed, lastSeq: state.lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
+  }
+  // Settling shrinks a state many times over. LMDB merges a page only when
+  // a removal leaves it under a quarter full; a smaller value put in place
+  // leaves its page as sparse as it became: so remove, then put.
+  writes.remove('state', metricId);
+  return finish(writes, metricId, ncols, consumed, { ...state, granularities: settled });
+}
+
+function stateOf(state: MetricState, granularity: number): GranularityState | undefined {
+  for (const gs of state.granularities) if (gs.granularity === granularity) return gs;
+  return undefined;
+}
+
+/** The update planned, its new state queued last (not a closure in planUpdate, for the same reason). */
+function finish(writes: WriteQueue, metricId: string, ncols: number, consumed: number, next: MetricState): Planned {
+  writes.put('state', metricId, encodeMetricState(next, ncols));
+  return { result: { metricId, consumed, lastSeq: next.lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
 }
 
 /** What processing reads and writes through. */
