@@ -31,15 +31,10 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   out[1] = ncols;
   out.writeUInt16LE(0, 2);
   out.writeUInt32LE(n, 4);
-  let offset = RAW_HEADER;
-  const put = (arr: Float64Array) => {
-    out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), offset);
-    offset += arr.byteLength;
-  };
-  put(data.timestamps);
-  for (const col of data.columns) put(col);
+  let offset = putFloats(out, RAW_HEADER, data.timestamps);
+  for (const col of data.columns) offset = putFloats(out, offset, col);
   for (const p of data.present) {
-    const allPresent = p === null || p.every((v) => v === 1);
+    const allPresent = p === null || everyOne(p);
     out[offset++] = allPresent ? 0 : 1;
     if (!allPresent) {
       out.set(p, offset);
@@ -47,6 +42,36 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
     }
   }
   return out.subarray(0, offset);
+}
+
+/** Columns of up to this many values are written value by value: a byte view per column cost more (an open split's new rows: a few). */
+const SHORT_COLUMN = 32;
+
+/** Writes `values` little-endian into `out` from `at`; the offset after them. */
+function putFloats(out: Buffer, at: number, values: Float64Array): number {
+  if (values.length > SHORT_COLUMN) {
+    out.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), at);
+    return at + values.byteLength;
+  }
+  for (let i = 0; i < values.length; i++, at += 8) out.writeDoubleLE(values[i]!, at);
+  return at;
+}
+
+function everyOne(mask: Uint8Array): boolean {
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
+  return true;
+}
+
+function everyNull(masks: readonly (Uint8Array | null)[]): boolean {
+  for (const mask of masks) if (mask !== null) return false;
+  return true;
+}
+
+/** Whether no column of a raw split has a mask. */
+function rawHasNoMask(bytes: Uint8Array, ncols: number, n: number): boolean {
+  let offset = RAW_HEADER + 8 * n * (ncols + 1);
+  for (let c = 0; c < ncols; c++, offset++) if (bytes[offset] !== 0) return false;
+  return true;
 }
 
 /** Whether stored split bytes are a raw (open) split rather than a sealed one. */
@@ -191,8 +216,7 @@ function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, 
     const from = RAW_HEADER + 8 * n * c;
     const to = RAW_HEADER + 8 * total * c;
     copyBytes(raw, from, from + 8 * keep, out, to);
-    const col = c === 0 ? update.timestamps : update.columns[c - 1]!;
-    for (let i = 0, at = to + 8 * keep; i < added; i++, at += 8) out.writeDoubleLE(col[i]!, at);
+    putFloats(out, to + 8 * keep, c === 0 ? update.timestamps : update.columns[c - 1]!);
   }
   out.fill(0, RAW_HEADER + 8 * total * (ncols + 1));
   return out;
@@ -222,19 +246,21 @@ let fromNew = new Int32Array(64);
  * update, so its cost follows the update's size, not the split's.
  */
 export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer {
-  const { ncols, n, view } = rawLayout(raw);
+  const ncols = rawColumnCount(raw);
+  const n = rawRowCount(raw);
   if (update.columns.length !== ncols) throw new Error(`Split has ${ncols} columns, update ${update.columns.length}`);
-  const oldTs = (i: number) => view.getFloat64(RAW_HEADER + 8 * i, true);
+  // Helpers at module level rather than closures: this runs for every open split of every metric update.
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const newTs = update.timestamps;
   let keep = 0;
   let hi = n;
   while (keep < hi) {
     const mid = (keep + hi) >>> 1;
-    if (newTs.length === 0 || oldTs(mid) < newTs[0]!) keep = mid + 1;
+    if (newTs.length === 0 || rawTs(view, mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
   }
-  const replacesTail = keep === n || (keep === n - 1 && oldTs(keep) === newTs[0]);
-  if (replacesTail && update.present.every((p) => p === null) && maskOffsets(raw, ncols, n).every((o) => raw[o] === 0)) {
+  const replacesTail = keep === n || (keep === n - 1 && rawTs(view, keep) === newTs[0]);
+  if (replacesTail && everyNull(update.present) && rawHasNoMask(raw, ncols, n)) {
     return appendRawRows(raw, ncols, n, keep, update);
   }
   if (fromOld.length < n - keep + newTs.length) {
@@ -243,58 +269,78 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
   }
   let m = 0;
   for (let i = keep, j = 0; i < n || j < newTs.length; m++) {
-    const a = i < n ? oldTs(i) : Infinity;
+    const a = i < n ? rawTs(view, i) : Infinity;
     const b = j < newTs.length ? newTs[j]! : Infinity;
     fromOld[m] = a <= b ? i++ : -1;
     fromNew[m] = b <= a ? j++ : -1;
   }
   const total = keep + m;
   const oldMasks = maskOffsets(raw, ncols, n);
-  const oldPresent = (c: number, i: number) => raw[oldMasks[c]!] === 0 || raw[oldMasks[c]! + 1 + i] === 1;
-  const newPresent = (c: number, j: number) => {
-    const p = update.present[c];
-    return p === null || p === undefined || p[j] === 1;
-  };
-  const rowPresent = (c: number, r: number) =>
-    (fromNew[r]! >= 0 && newPresent(c, fromNew[r]!)) || (fromOld[r]! >= 0 && oldPresent(c, fromOld[r]!));
-  const masked: boolean[] = [];
+  let maskedCount = 0;
+  const masked = new Uint8Array(ncols);
   for (let c = 0; c < ncols; c++) {
+    const flag = oldMasks[c]!;
     let all = true;
-    if (raw[oldMasks[c]!] !== 0) for (let i = 0; i < keep && all; i++) all = oldPresent(c, i);
-    for (let r = 0; r < m && all; r++) all = rowPresent(c, r);
-    masked.push(!all);
+    if (raw[flag] !== 0) for (let i = 0; i < keep && all; i++) all = oldPresent(raw, flag, i);
+    for (let r = 0; r < m && all; r++) all = rowPresent(raw, flag, update.present[c], r);
+    if (!all) {
+      masked[c] = 1;
+      maskedCount++;
+    }
   }
-  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * masked.filter(Boolean).length);
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * maskedCount);
   const outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = TAG_RAW;
   out[1] = ncols;
   out.writeUInt16LE(0, 2);
   out.writeUInt32LE(total, 4);
-  const oldColumn = (c: number) => RAW_HEADER + 8 * n * (c + 1);
-  const newColumn = (c: number) => RAW_HEADER + 8 * total * (c + 1);
-  out.set(raw.subarray(RAW_HEADER, RAW_HEADER + 8 * keep), RAW_HEADER);
-  for (let r = 0; r < m; r++) outView.setFloat64(RAW_HEADER + 8 * (keep + r), fromNew[r]! >= 0 ? newTs[fromNew[r]!]! : oldTs(fromOld[r]!), true);
+  copyBytes(raw, RAW_HEADER, RAW_HEADER + 8 * keep, out, RAW_HEADER);
+  for (let r = 0; r < m; r++) outView.setFloat64(RAW_HEADER + 8 * (keep + r), fromNew[r]! >= 0 ? newTs[fromNew[r]!]! : rawTs(view, fromOld[r]!), true);
   for (let c = 0; c < ncols; c++) {
-    out.set(raw.subarray(oldColumn(c), oldColumn(c) + 8 * keep), newColumn(c));
+    const oldColumn = RAW_HEADER + 8 * n * (c + 1);
+    const newColumn = RAW_HEADER + 8 * total * (c + 1);
+    const flag = oldMasks[c]!;
+    const newMask = update.present[c];
+    const values = update.columns[c]!;
+    copyBytes(raw, oldColumn, oldColumn + 8 * keep, out, newColumn);
     for (let r = 0; r < m; r++) {
       const j = fromNew[r]!;
       const i = fromOld[r]!;
       let v = Number.NaN;
-      if (j >= 0 && newPresent(c, j)) v = update.columns[c]![j]!;
-      else if (i >= 0 && oldPresent(c, i)) v = view.getFloat64(oldColumn(c) + 8 * i, true);
-      outView.setFloat64(newColumn(c) + 8 * (keep + r), v, true);
+      if (j >= 0 && newPresent(newMask, j)) v = values[j]!;
+      else if (i >= 0 && oldPresent(raw, flag, i)) v = view.getFloat64(oldColumn + 8 * i, true);
+      outView.setFloat64(newColumn + 8 * (keep + r), v, true);
     }
   }
   let offset = RAW_HEADER + 8 * total * (ncols + 1);
   for (let c = 0; c < ncols; c++) {
-    out[offset++] = masked[c] ? 1 : 0;
-    if (!masked[c]) continue;
-    if (raw[oldMasks[c]!] === 0) out.fill(1, offset, offset + keep);
-    else out.set(raw.subarray(oldMasks[c]! + 1, oldMasks[c]! + 1 + keep), offset);
-    for (let r = 0; r < m; r++) out[offset + keep + r] = rowPresent(c, r) ? 1 : 0;
+    out[offset++] = masked[c]!;
+    if (masked[c] === 0) continue;
+    const flag = oldMasks[c]!;
+    if (raw[flag] === 0) out.fill(1, offset, offset + keep);
+    else copyBytes(raw, flag + 1, flag + 1 + keep, out, offset);
+    for (let r = 0; r < m; r++) out[offset + keep + r] = rowPresent(raw, flag, update.present[c], r) ? 1 : 0;
     offset += total;
   }
   return out;
+}
+
+function rawTs(view: DataView, i: number): number {
+  return view.getFloat64(RAW_HEADER + 8 * i, true);
+}
+
+/** Whether old row i has a value in the column whose presence flag is at `flag`. */
+function oldPresent(raw: Uint8Array, flag: number, i: number): boolean {
+  return raw[flag] === 0 || raw[flag + 1 + i] === 1;
+}
+
+function newPresent(mask: Uint8Array | null | undefined, j: number): boolean {
+  return mask === null || mask === undefined || mask[j] === 1;
+}
+
+/** Whether merged row r (of mergeIntoRawSplit's fromNew/fromOld) has a value in the column. */
+function rowPresent(raw: Uint8Array, flag: number, newMask: Uint8Array | null | undefined, r: number): boolean {
+  return (fromNew[r]! >= 0 && newPresent(newMask, fromNew[r]!)) || (fromOld[r]! >= 0 && oldPresent(raw, flag, fromOld[r]!));
 }
 
 function tagged(body: Uint8Array): Buffer {
