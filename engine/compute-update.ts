@@ -227,6 +227,8 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
       vs[m++] = second.values[j++]!;
     }
   }
+  // Without a timestamp in both (the usual case), no views of the merge are needed.
+  if (m === ts.length) return { timestamps: ts, values: vs };
   return { timestamps: ts.subarray(0, m), values: vs.subarray(0, m) };
 }
 
@@ -252,6 +254,7 @@ function isFull(mask: Uint8Array): boolean {
 }
 
 function sliceSeries(s: Series, from: number): Series {
+  if (from === 0) return s;
   return { timestamps: s.timestamps.subarray(from), values: s.values.subarray(from) };
 }
 

@@ -41,7 +41,8 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
       offset += n;
     }
   }
-  return out.subarray(0, offset);
+  // Shorter only when a mask given was full.
+  return offset === size ? out : out.subarray(0, offset);
 }
 
 /** Columns of up to this many values are written value by value: a byte view per column cost more (an open split's new rows: a few). */
@@ -106,8 +107,13 @@ export function rawRowCount(raw: Uint8Array): number {
 
 /** The first timestamp of a raw split that has rows. */
 export function rawFirstTimestamp(raw: Uint8Array): number {
-  return rawLayout(raw).view.getFloat64(RAW_HEADER, true);
+  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split with chunks.
+  for (let i = 0; i < 8; i++) FLOAT_BYTES[i] = raw[RAW_HEADER + i]!;
+  return FLOAT[0]!;
 }
+
+const FLOAT = new Float64Array(1);
+const FLOAT_BYTES = new Uint8Array(FLOAT.buffer);
 
 /**
  * Copies the timestamps (`column` -1) or one column of a raw split into
