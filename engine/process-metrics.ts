@@ -176,6 +176,13 @@ function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): voi
 }
 
 /**
+ * The tail and its merge with the new points, the aggregated rows, and the
+ * open splits' rows decoded to be frozen: nothing of it outlives a
+ * planUpdate call.
+ */
+const scratch = new Float64Scratch();
+
+/**
  * Applies one granularity's recomputed rows to its open and sealed splits.
  * Every read here sees the records as they were before this update (its
  * writes are queued), so a split is read at most once and never after it
@@ -201,7 +208,7 @@ function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: s
       let data = rows;
       if (open !== null) {
         if (key === open.key && newest) {
-          gs.open = extendOpenSplit(snapshot, w, metricId, granularity, open, rows);
+          gs.open = extendOpenSplit(snapshot, w, metricId, granularity, open, rows, scratch.take);
           continue;
         }
         // A newer split starts: the open one is complete and gets encoded, once.
@@ -214,7 +221,7 @@ function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: s
           (sealedNow ??= []).push(open.key);
         }
       }
-      if (newest) gs.open = startOpenSplit(snapshot, w, metricId, granularity, key, data);
+      if (newest) gs.open = startOpenSplit(snapshot, w, metricId, granularity, key, data, scratch.take);
       else {
         sealKey = key;
         sealData = data;
@@ -238,9 +245,6 @@ function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: s
     gs.oldestSealedKey = oldest;
   }
 }
-
-/** The tail and its merge with the new points: nothing of it outlives a planUpdate call. */
-const scratch = new Float64Scratch();
 
 /** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
 function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
@@ -275,7 +279,7 @@ function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricSta
 /** A quiet metric settled (`state`: as stored but its `lastSeq`); in a function of its own, as its closures would cost planUpdate a context per call. */
 function planSettle(snapshot: SeriesSnapshot, writes: WriteQueue, metricId: string, ncols: number, least: number, stored: MetricState | null, state: MetricState, consumed: number): Planned {
   const settled = state.granularities.map((gs) =>
-    gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least) },
+    gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least, scratch.take) },
   );
   if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
     return { result: { metricId, consumed, lastSeq: state.lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };

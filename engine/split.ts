@@ -7,6 +7,7 @@
  * encoded exactly once.
  */
 import { decodeSplit, encodeCompactSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+import { freshFloat64, type Float64Alloc } from './scratch.js';
 
 export type { SplitColumns };
 
@@ -131,11 +132,11 @@ export function copyRawColumn(raw: Uint8Array, column: number, out: Float64Array
  * `only`, just that column, the others left empty): one copy per column,
  * straight from the stored bytes.
  */
-export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns {
+export function decodeRawSplits(raws: Uint8Array[], only?: number, alloc: Float64Alloc = freshFloat64): SplitColumns {
   const ncols = raws[0]![1]!;
   let n = 0;
   for (const raw of raws) n += rawRowCount(raw);
-  const timestamps = new Float64Array(n);
+  const timestamps = alloc(n);
   let at = 0;
   for (const raw of raws) at += copyRawColumn(raw, -1, timestamps, at);
   const masks = raws.map((raw) => maskOffsets(raw, ncols, rawRowCount(raw)));
@@ -148,7 +149,7 @@ export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns
       present.push(null);
       continue;
     }
-    const column = new Float64Array(n);
+    const column = alloc(n);
     let mask: Uint8Array | null = null;
     at = 0;
     raws.forEach((raw, r) => {
@@ -400,12 +401,12 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
  * Splits whose rows follow one another, as one. A column that some part
  * with rows leaves empty (decoded with `only`) stays empty.
  */
-export function concatRows(parts: readonly SplitColumns[]): SplitColumns {
+export function concatRows(parts: readonly SplitColumns[], alloc: Float64Alloc = freshFloat64): SplitColumns {
   const withRows = parts.filter((p) => p.timestamps.length > 0);
   if (withRows.length === 1 || parts.length === 1) return withRows[0] ?? parts[0]!;
   let n = 0;
   for (const p of withRows) n += p.timestamps.length;
-  const timestamps = new Float64Array(n);
+  const timestamps = alloc(n);
   let at = 0;
   for (const p of withRows) {
     timestamps.set(p.timestamps, at);
@@ -420,7 +421,7 @@ export function concatRows(parts: readonly SplitColumns[]): SplitColumns {
       present.push(null);
       continue;
     }
-    const column = new Float64Array(n);
+    const column = alloc(n);
     const masked = withRows.some((p) => p.present[c] != null);
     const mask = masked ? new Uint8Array(n) : null;
     at = 0;
