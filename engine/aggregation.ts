@@ -206,77 +206,118 @@ function groupSum(v: Float64Array, lo: number, hi: number): number {
   return sum;
 }
 
-/** Value of one group spanning [lo, hi) of `groups.values`; positions matter for quantile. */
-type Kernel = (groups: Groups, lo: number, hi: number) => number;
+function maxOf(v: Float64Array, lo: number, hi: number): number {
+  // Gnocchi takes the last element of an argsort, where NaN sorts last.
+  let max = v[lo]!;
+  for (let i = lo + 1; i < hi; i++) {
+    const x = v[i]!;
+    if (x > max || x !== x) max = x;
+  }
+  return max;
+}
 
-function kernel(method: AggregationMethod): Kernel {
-  switch (method.base) {
-    case 'sum':
-      return (g, lo, hi) => groupSum(g.values, lo, hi);
-    case 'mean':
-      return (g, lo, hi) => groupSum(g.values, lo, hi) / (hi - lo);
-    case 'first':
-      return (g, lo) => g.values[lo]!;
-    case 'last':
-      return (g, _lo, hi) => g.values[hi - 1]!;
-    case 'count':
-      return (_g, lo, hi) => hi - lo;
-    case 'max':
-      // Gnocchi takes the last element of an argsort, where NaN sorts last.
-      return ({ values: v }, lo, hi) => {
-        let max = v[lo]!;
-        for (let i = lo + 1; i < hi; i++) {
-          const x = v[i]!;
-          if (x > max || x !== x) max = x;
-        }
-        return max;
-      };
-    case 'min':
-      // The first element of the same argsort: NaN only if the group is all NaN.
-      return ({ values: v }, lo, hi) => {
-        let min = v[lo]!;
-        for (let i = lo + 1; i < hi; i++) {
-          const x = v[i]!;
-          if (x < min || min !== min) min = x;
-        }
-        return min;
-      };
-    case 'std':
-      return ({ values: v }, lo, hi) => {
-        const n = hi - lo;
-        const mean = groupSum(v, lo, hi) / n;
-        let squares = 0;
-        for (let i = lo; i < hi; i++) {
-          const d = v[i]! - mean;
-          squares += d * d;
-        }
-        return Math.sqrt(squares / (n - 1));
-      };
-    case 'median':
-      // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
-      // to Infinity for |x| > MAX_VALUE / 2.
-      return (g, lo, hi) => {
-        const s = sortedWithinGroups(g);
-        const n = hi - lo;
+function minOf(v: Float64Array, lo: number, hi: number): number {
+  // The first element of the same argsort: NaN only if the group is all NaN.
+  let min = v[lo]!;
+  for (let i = lo + 1; i < hi; i++) {
+    const x = v[i]!;
+    if (x < min || min !== min) min = x;
+  }
+  return min;
+}
+
+function stdOf(v: Float64Array, lo: number, hi: number): number {
+  const n = hi - lo;
+  const mean = groupSum(v, lo, hi) / n;
+  let squares = 0;
+  for (let i = lo; i < hi; i++) {
+    const d = v[i]! - mean;
+    squares += d * d;
+  }
+  return Math.sqrt(squares / (n - 1));
+}
+
+/**
+ * Fills `column` (and `mask`) with `method`'s value of each group that has
+ * at least `minCount` points; group g's row is `rowOf[g]`, or g without it;
+ * how many rows got a value. In one loop, without a function value per
+ * method or per group: a double returned through a closure call is boxed,
+ * and an update makes a group per row per method (time-major: six methods
+ * of a few rows, per metric and batch). The helpers called are small
+ * enough for V8 to inline.
+ */
+function fillColumn(method: AggregationMethod, groups: Groups, rowOf: Uint32Array | null, minCount: number, column: Float64Array, mask: Uint8Array): number {
+  const { keys, bounds, values: v } = groups;
+  const base = method.base;
+  if (base === 'quantile' && method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
+  const fraction = (method.q ?? 0) / 100;
+  const sorted = base === 'median' || base === 'quantile' ? sortedWithinGroups(groups) : v;
+  let filled = 0;
+  for (let g = 0; g < keys.length; g++) {
+    const lo = bounds[g]!;
+    const hi = bounds[g + 1]!;
+    const n = hi - lo;
+    if (n < minCount) continue;
+    let x: number;
+    switch (base) {
+      case 'sum':
+        x = groupSum(v, lo, hi);
+        break;
+      case 'mean':
+        x = groupSum(v, lo, hi) / n;
+        break;
+      case 'first':
+        x = v[lo]!;
+        break;
+      case 'last':
+        x = v[hi - 1]!;
+        break;
+      case 'count':
+        x = n;
+        break;
+      case 'max':
+        x = maxOf(v, lo, hi);
+        break;
+      case 'min':
+        x = minOf(v, lo, hi);
+        break;
+      case 'std':
+        x = stdOf(v, lo, hi);
+        break;
+      case 'median': {
+        // Averaged even for odd counts, as Gnocchi does: (x + x) / 2 overflows
+        // to Infinity for |x| > MAX_VALUE / 2.
         const floor = hi - 1 - Math.floor(n / 2);
-        return (s[floor]! + s[floor + (n % 2 === 0 ? 1 : 0)]!) / 2;
-      };
-    case 'quantile': {
-      if (method.q === undefined) throw new RangeError(`Quantile method without q: ${method.name}`);
-      const fraction = method.q / 100;
-      // Positions are offsets into the whole grouped array, not the group:
-      // Gnocchi adds the group's start index before flooring, which changes
-      // the interpolation weights' rounding.
-      return (g, lo, hi) => {
-        const s = sortedWithinGroups(g);
-        const position = lo + (hi - lo - 1) * fraction;
+        x = (sorted[floor]! + sorted[floor + (n % 2 === 0 ? 1 : 0)]!) / 2;
+        break;
+      }
+      case 'quantile': {
+        // Positions are offsets into the whole grouped array, not the group:
+        // Gnocchi adds the group's start index before flooring, which changes
+        // the interpolation weights' rounding.
+        const position = lo + (n - 1) * fraction;
         const floor = Math.floor(position);
         const ceil = Math.ceil(position);
-        if (floor === ceil) return s[floor]!;
-        return s[floor]! * (ceil - position) + s[ceil]! * (position - floor);
-      };
+        x = floor === ceil ? sorted[floor]! : sorted[floor]! * (ceil - position) + sorted[ceil]! * (position - floor);
+        break;
+      }
     }
+    const row = rowOf === null ? g : rowOf[g]!;
+    column[row] = x;
+    mask[row] = 1;
+    filled++;
   }
+  return filled;
+}
+
+/** Where each of `keys` sits in `rowKeys` (a superset, both ascending). */
+function rowsOf(keys: Float64Array, rowKeys: Float64Array): Uint32Array {
+  const rows = new Uint32Array(keys.length);
+  for (let g = 0, row = 0; g < keys.length; g++, row++) {
+    while (rowKeys[row] !== keys[g]) row++;
+    rows[g] = row;
+  }
+  return rows;
 }
 
 /** Index of the first element >= target in an ascending array (numpy's searchsorted, side left). */
@@ -322,14 +363,20 @@ export function aggregateMany(
   alloc: Float64Alloc = freshFloat64,
 ): AggregatedColumns {
   const keyOf = keyFunction(grouping);
-  const wantsRate = methods.some((m) => m.rate);
+  // Loops, not some(): this runs per granularity of every metric update.
+  let wantsRate = false;
+  let wantsPlain = false;
+  for (const m of methods) {
+    if (m.rate) wantsRate = true;
+    else wantsPlain = true;
+  }
   if (wantsRate && typeof grouping !== 'number') {
     throw new TypeError('Cannot derive aggregates on calendar granularities.');
   }
   const { timestamps, values } = series;
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
   const fromFirst = firstIndex === 0 ? timestamps : timestamps.subarray(firstIndex);
-  const plain = methods.some((m) => !m.rate)
+  const plain = wantsPlain
     ? group(fromFirst, firstIndex === 0 ? values : values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf), alloc)
     : undefined;
   const derived = wantsRate
@@ -340,32 +387,30 @@ export function aggregateMany(
   const rowKeys = (plain ?? derived)?.keys ?? new Float64Array(0);
   const rows = rowKeys.length;
 
-  const columns: Float64Array[] = [];
-  const present: Uint8Array[] = [];
-  for (const method of methods) {
+  const derivedRows = derived === undefined || derived === plain || plain === undefined ? null : rowsOf(derived.keys, rowKeys);
+  const columns: Float64Array[] = new Array(methods.length);
+  const present: Uint8Array[] = new Array(methods.length);
+  // The columns with a value in every row share one mask (not to be written to): most do.
+  let full: Uint8Array | undefined;
+  let mask: Uint8Array | undefined;
+  for (let m = 0; m < methods.length; m++) {
+    const method = methods[m]!;
     const groups = (method.rate ? derived : plain)!;
-    const compute = kernel(method);
-    const minCount = method.base === 'std' ? 2 : 1;
-    const column = alloc(rows);
-    const mask = new Uint8Array(rows);
-    const { keys, bounds } = groups;
-    let row = 0;
-    for (let g = 0; g < keys.length; g++, row++) {
-      while (rowKeys[row] !== keys[g]) column[row++] = NaN;
-      const lo = bounds[g]!;
-      const hi = bounds[g + 1]!;
-      if (hi - lo >= minCount) {
-        column[row] = compute(groups, lo, hi);
-        mask[row] = 1;
-      } else {
-        column[row] = NaN;
-      }
+    const column = alloc(rows).fill(NaN);
+    mask ??= new Uint8Array(rows);
+    if (fillColumn(method, groups, method.rate ? derivedRows : null, method.base === 'std' ? 2 : 1, column, mask) === rows) {
+      present[m] = full ??= mask;
+      // Filled in full like the shared one: cleared for the next method.
+      if (full === mask) mask = undefined;
+      else mask.fill(0);
+    } else {
+      present[m] = mask;
+      mask = undefined;
     }
-    column.fill(NaN, row);
-    columns.push(column);
-    present.push(mask);
+    columns[m] = column;
   }
-  return dropEmptyRows({ timestamps: rowKeys, columns, present }, alloc);
+  const result = { timestamps: rowKeys, columns, present };
+  return full === undefined ? dropEmptyRows(result, alloc) : result;
 }
 
 // A group can end up with no value at all, e.g. a single point under `std` only.

@@ -83,7 +83,7 @@ function strictlyIncreasing(ts: Float64Array): boolean {
  */
 export interface Received {
   points: Series;
-  ends: readonly number[];
+  ends: ArrayLike<number>;
 }
 
 /** `batches` as one push each, in this order (for callers that hold them apart). */
@@ -154,7 +154,7 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
  * timestamp then repeats, so the order alone is the answer. Each push is
  * named by its index in `ends`; empty ones are left out.
  */
-function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | null {
+function disjointRuns(ts: Float64Array, ends: ArrayLike<number>): Uint32Array | null {
   // A time-major batch holds a point per push of a few dozen pushes: no object per push, nor a splice.
   const runs = new Uint32Array(ends.length);
   let n = 0;
@@ -178,11 +178,11 @@ function disjointRuns(ts: Float64Array, ends: readonly number[]): Uint32Array | 
  */
 const LONG_RUN = 32;
 
-function runStart(ends: readonly number[], k: number): number {
+function runStart(ends: ArrayLike<number>, k: number): number {
   return k === 0 ? 0 : ends[k - 1]!;
 }
 
-function concatRuns(points: Series, ends: readonly number[], runs: Uint32Array, alloc: Float64Alloc): Series {
+function concatRuns(points: Series, ends: ArrayLike<number>, runs: Uint32Array, alloc: Float64Alloc): Series {
   const n = points.timestamps.length;
   const timestamps = alloc(n);
   const values = alloc(n);
@@ -227,6 +227,8 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
       vs[m++] = second.values[j++]!;
     }
   }
+  // Without a timestamp in both (the usual case), no views of the merge are needed.
+  if (m === ts.length) return { timestamps: ts, values: vs };
   return { timestamps: ts.subarray(0, m), values: vs.subarray(0, m) };
 }
 
@@ -236,14 +238,23 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
  * takes only updates without masks, and every encoder then skips the mask.
  */
 function presenceOrNull(agg: AggregatedColumns): SplitColumns {
-  const present = agg.present.map((mask): Uint8Array | null => {
-    for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return mask;
-    return null;
-  });
+  const present: (Uint8Array | null)[] = new Array(agg.present.length);
+  for (let c = 0; c < present.length; c++) {
+    const mask = agg.present[c]!;
+    // Columns with a value in every row share their mask: checked once.
+    if (c > 0 && mask === agg.present[c - 1]) present[c] = present[c - 1]!;
+    else present[c] = isFull(mask) ? null : mask;
+  }
   return { timestamps: agg.timestamps, columns: agg.columns, present };
 }
 
+function isFull(mask: Uint8Array): boolean {
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
+  return true;
+}
+
 function sliceSeries(s: Series, from: number): Series {
+  if (from === 0) return s;
   return { timestamps: s.timestamps.subarray(from), values: s.values.subarray(from) };
 }
 
@@ -274,7 +285,9 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
   const merged = tail === null ? measures : mergeKeepFirst(measures, tail, alloc);
   const first = Math.max(merged.timestamps[0]!, firstReceived);
 
-  const granularities = items.map((item): GranularityUpdate => {
+  const granularities: GranularityUpdate[] = new Array(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
     const g = item.granularity;
     const agg = presenceOrNull(aggregateMany(merged, g, methods, roundTimestamp(first, g), alloc));
     let from = 0;
@@ -298,8 +311,8 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
       splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
       start = end;
     }
-    return { granularity: g, splits, deleteBefore };
-  });
+    granularities[k] = { granularity: g, splits, deleteBefore };
+  }
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
   const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));

@@ -145,10 +145,12 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
   out[3] = 0;
   out.writeDoubleLE(state.lastSeq, 4);
   let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, 12));
+  // Value by value: byte views of the tail would first move a small array's memory off the heap.
   const { timestamps, values } = state.tail;
-  out.set(new Uint8Array(timestamps.buffer, timestamps.byteOffset, 8 * n), at);
-  out.set(new Uint8Array(values.buffer, values.byteOffset, 8 * n), at + 8 * n);
-  at += 16 * n;
+  for (let i = 0; i < n; i++) out.writeDoubleLE(timestamps[i]!, at + 8 * i);
+  at += 8 * n;
+  for (let i = 0; i < n; i++) out.writeDoubleLE(values[i]!, at + 8 * i);
+  at += 8 * n;
   for (const { granularity, open, oldestSealedKey } of state.granularities) {
     const inline = open?.inline;
     at = out.writeDoubleLE(granularity, at);
@@ -247,10 +249,13 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
 export function decodeMetricState(bytes: Buffer): MetricState {
   const header = headerOf(bytes);
   const { n, tailAt } = header;
+  // Value by value, as encodeMetricState writes them: a tail of a few points stays on the heap.
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
-  new Uint8Array(timestamps.buffer).set(bytes.subarray(tailAt, tailAt + 8 * n));
-  new Uint8Array(values.buffer).set(bytes.subarray(tailAt + 8 * n, tailAt + 16 * n));
+  for (let i = 0; i < n; i++) {
+    timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
+    values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
+  }
   return {
     lastSeq: lastSeqOf(bytes),
     tail: { timestamps, values },

@@ -52,6 +52,7 @@ function mostLooseRows(granularities: readonly GranularityState[]): number {
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
+const NONE_SEALED: readonly number[] = [];
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
 const recordCaches = new WeakMap<IncomingLog, RecordCache>();
@@ -84,44 +85,83 @@ export function releaseRecordCaches(): boolean {
  * series per job with where each push ends; each record is looked up once
  * per batch. The series are views into one pair of arrays for the batch: a
  * time-major job's few dozen points took arrays of their own, each with a
- * backing store V8 allocates and tracks outside its heap.
+ * backing store V8 allocates and tracks outside its heap. The refs are
+ * filed by record in flat columns (a counting sort on the record's rank)
+ * rather than in an array per record and per job: an influx backlog's
+ * batch holds ~50,000 refs, and those arrays' growth was most of what this
+ * allocated.
  */
 async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJob[], states: (MetricState | null)[]): Promise<(Received | null)[]> {
-  // Per record, its slices as (job, offset, count) triples: numbers rather than an object per ref.
-  const wanted = new Map<number, number[]>();
+  let most = 0;
+  for (const job of jobs) most += job.refs.length;
+  // Each pending ref's record, ranked first seen first; then by seq.
+  const seen = new Map<number, number>();
+  const seqs: number[] = [];
+  const ranks = new Uint32Array(most);
+  // Per job, where its pending refs start in the columns; its points, where they start in the series.
+  const refStarts = new Uint32Array(jobs.length + 1);
   const starts = new Uint32Array(jobs.length + 1);
+  let total = 0;
   for (let i = 0; i < jobs.length; i++) {
     const lastSeq = states[i]?.lastSeq ?? 0;
     let size = 0;
-    for (const ref of jobs[i]!.refs) {
-      if (ref.seq <= lastSeq) continue;
-      size += ref.count;
-      const slices = wanted.get(ref.seq);
-      if (slices === undefined) wanted.set(ref.seq, [i, ref.offset, ref.count]);
-      else slices.push(i, ref.offset, ref.count);
+    const refs = jobs[i]!.refs;
+    for (let j = 0; j < refs.length; j++) {
+      const { seq, count } = refs[j]!;
+      if (seq <= lastSeq) continue;
+      size += count;
+      let rank = seen.get(seq);
+      if (rank === undefined) {
+        seen.set(seq, (rank = seqs.length));
+        seqs.push(seq);
+      }
+      ranks[total++] = rank;
     }
+    refStarts[i + 1] = total;
     starts[i + 1] = starts[i]! + size;
+  }
+  const order = Uint32Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
+  const sortedRank = new Uint32Array(seqs.length);
+  for (let r = 0; r < order.length; r++) sortedRank[order[r]!] = r;
+  // The refs by record in seq order (within a record, in job order), as job, offset and count.
+  const byRecord = new Uint32Array(seqs.length + 1);
+  for (let k = 0; k < total; k++) byRecord[(ranks[k] = sortedRank[ranks[k]!]!) + 1]!++;
+  for (let r = 0; r < seqs.length; r++) byRecord[r + 1]! += byRecord[r]!;
+  const slices = new Uint32Array(3 * total);
+  const next = byRecord.slice(0, seqs.length);
+  for (let i = 0, at = 0; i < jobs.length; i++) {
+    const lastSeq = states[i]?.lastSeq ?? 0;
+    const refs = jobs[i]!.refs;
+    for (let j = 0; j < refs.length; j++) {
+      const { seq, offset, count } = refs[j]!;
+      if (seq <= lastSeq) continue;
+      const k = 3 * next[ranks[at++]!]!++;
+      slices[k] = i;
+      slices[k + 1] = offset;
+      slices[k + 2] = count;
+    }
   }
   const timestamps = new Float64Array(starts[jobs.length]!);
   const values = new Float64Array(timestamps.length);
   const all: Series = { timestamps, values };
-  // Where each job's next point goes, from its start.
+  // Where each job's next point goes, from its start; where each of its pushes ends, from its start.
   const filled = starts.slice(0, jobs.length);
-  const ends: number[][] = jobs.map(() => []);
-  await recordCache(incoming).fetch(incoming, shard, [...wanted.keys()].sort((a, b) => a - b), (seq, bytes) => {
+  const ends = new Uint32Array(total);
+  const endsFilled = refStarts.slice(0, jobs.length);
+  await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes) => {
     const record = recordView(bytes);
-    const slices = wanted.get(seq)!;
-    for (let k = 0; k < slices.length; k += 3) {
+    const rank = sortedRank[seen.get(seq)!]!;
+    for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
       const i = slices[k]!;
       filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
-      ends[i]!.push(filled[i]! - starts[i]!);
+      ends[endsFilled[i]!++] = filled[i]! - starts[i]!;
     }
   });
   return jobs.map((_, i) => {
     const start = starts[i]!;
     const end = filled[i]!;
     if (end === start) return null;
-    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends[i]! };
+    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends.subarray(refStarts[i]!, endsFilled[i]!) };
   });
 }
 
@@ -136,6 +176,13 @@ function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): voi
 }
 
 /**
+ * The tail and its merge with the new points, the aggregated rows, and the
+ * open splits' rows decoded to be frozen: nothing of it outlives a
+ * planUpdate call.
+ */
+const scratch = new Float64Scratch();
+
+/**
  * Applies one granularity's recomputed rows to its open and sealed splits.
  * Every read here sees the records as they were before this update (its
  * writes are queued), so a split is read at most once and never after it
@@ -143,51 +190,61 @@ function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): voi
  * one is sealed at once.
  */
 function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, ncols: number, gs: GranularityState, g: GranularityUpdate): void {
-  const sealedNow: number[] = [];
-  const seal = (key: number, data: SplitColumns) => {
-    putSealed(w, [metricId, g.granularity, key], data);
-    sealedNow.push(key);
-  };
-  g.splits.forEach(({ key, rows }, i) => {
+  // Runs for every granularity of every metric update, which almost never seals: no closure, no array until a seal.
+  let sealedNow: number[] | null = null;
+  const granularity = g.granularity;
+  for (let i = 0; i < g.splits.length; i++) {
+    const { key, rows } = g.splits[i]!;
     const newest = i === g.splits.length - 1;
     const open = gs.open;
+    let sealKey: number | null = null;
+    let sealData: SplitColumns = rows;
     if (open !== null && key < open.key) {
       // Rare: the back window reaches into an already sealed split.
-      const existing = snapshot.split([metricId, g.granularity, key]);
-      seal(key, existing === undefined ? rows : mergeSplits(decodeStoredSplit(existing, key, g.granularity, ncols), rows));
-      return;
-    }
-    let data = rows;
-    if (open !== null) {
-      if (key === open.key && newest) {
-        gs.open = extendOpenSplit(snapshot, w, metricId, g.granularity, open, rows);
-        return;
+      const existing = snapshot.split([metricId, granularity, key]);
+      sealKey = key;
+      if (existing !== undefined) sealData = mergeSplits(decodeStoredSplit(existing, key, granularity, ncols), rows);
+    } else {
+      let data = rows;
+      if (open !== null) {
+        if (key === open.key && newest) {
+          gs.open = extendOpenSplit(snapshot, w, metricId, granularity, open, rows, scratch.take);
+          continue;
+        }
+        // A newer split starts: the open one is complete and gets encoded, once.
+        const stored = readOpenSplit(snapshot, metricId, granularity, open);
+        dropOpenSplitChunks(snapshot, w, metricId, granularity, open);
+        gs.open = null;
+        if (key === open.key) data = mergeSplits(stored, rows);
+        else {
+          putSealed(w, [metricId, granularity, open.key], stored);
+          (sealedNow ??= []).push(open.key);
+        }
       }
-      // A newer split starts: the open one is complete and gets encoded, once.
-      const stored = readOpenSplit(snapshot, metricId, g.granularity, open);
-      dropOpenSplitChunks(snapshot, w, metricId, g.granularity, open);
-      gs.open = null;
-      if (key === open.key) data = mergeSplits(stored, rows);
-      else seal(open.key, stored);
+      if (newest) gs.open = startOpenSplit(snapshot, w, metricId, granularity, key, data, scratch.take);
+      else {
+        sealKey = key;
+        sealData = data;
+      }
     }
-    if (newest) gs.open = startOpenSplit(snapshot, w, metricId, g.granularity, key, data);
-    else seal(key, data);
-  });
-  gs.oldestSealedKey = sealedNow.reduce<number | null>((oldest, k) => (oldest === null ? k : Math.min(oldest, k)), gs.oldestSealedKey);
+    if (sealKey !== null) {
+      putSealed(w, [metricId, granularity, sealKey], sealData);
+      (sealedNow ??= []).push(sealKey);
+    }
+  }
+  const sealed: readonly number[] = sealedNow ?? NONE_SEALED;
+  for (const k of sealed) if (gs.oldestSealedKey === null || k < gs.oldestSealedKey) gs.oldestSealedKey = k;
   if (g.deleteBefore !== null && gs.oldestSealedKey !== null && gs.oldestSealedKey < g.deleteBefore) {
     const before = g.deleteBefore;
-    const range = (start: number, end: number, limit?: number) => snapshot.splitKeys({ metricId, granularity: g.granularity, start, end }, limit);
+    const range = (start: number, end: number, limit?: number) => snapshot.splitKeys({ metricId, granularity, start, end }, limit);
     for (const k of range(-1, before)) w.remove('split', k);
-    for (const k of sealedNow) if (k < before) w.remove('split', [metricId, g.granularity, k]);
+    for (const k of sealed) if (k < before) w.remove('split', [metricId, granularity, k]);
     let oldest: number | null = null;
     for (const k of range(before, MAX_KEY, 1)) oldest = k[2];
-    for (const k of sealedNow) if (k >= before && (oldest === null || k < oldest)) oldest = k;
+    for (const k of sealed) if (k >= before && (oldest === null || k < oldest)) oldest = k;
     gs.oldestSealedKey = oldest;
   }
 }
-
-/** The tail and its merge with the new points: nothing of it outlives a planUpdate call. */
-const scratch = new Float64Scratch();
 
 /** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
 function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
@@ -202,41 +259,47 @@ function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricSta
   const { metricId, policy } = job;
   const ncols = policy.aggregationMethods.length;
   const writes = new WriteQueue();
-  const done = (next: MetricState): Planned => {
-    writes.put('state', metricId, encodeMetricState(next, ncols));
-    return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
-  };
-  if (job.settle !== undefined && received === null) {
-    const least = job.settle;
-    const settled = state.granularities.map((gs) =>
-      gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least) },
-    );
-    if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
-      return { result: { metricId, consumed, lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
-    }
-    // Settling shrinks a state many times over. LMDB merges a page only when
-    // a removal leaves it under a quarter full; a smaller value put in place
-    // leaves its page as sparse as it became: so remove, then put.
-    writes.remove('state', metricId);
-    return done({ ...state, granularities: settled, lastSeq });
-  }
+  if (job.settle !== undefined && received === null) return planSettle(snapshot, writes, metricId, ncols, job.settle, stored, { ...state, lastSeq }, consumed);
   // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
-  const unchanged = (): Planned => done({ ...state, lastSeq });
-  if (received === null) return unchanged();
+  if (received === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
   const tail = readTail(snapshot, metricId, state, scratch.take);
   const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
-  if (update === null) return unchanged();
-  const granularities = update.granularities.map((g) => {
-    const gs = state.granularities.find((x) => x.granularity === g.granularity) ?? {
-      granularity: g.granularity,
-      open: null,
-      oldestSealedKey: null,
-    };
+  if (update === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
+  const granularities: GranularityState[] = new Array(update.granularities.length);
+  for (let k = 0; k < granularities.length; k++) {
+    const g = update.granularities[k]!;
+    const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
     applyGranularity(snapshot, writes, metricId, ncols, gs, g);
-    return gs;
-  });
+    granularities[k] = gs;
+  }
   const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
-  return done({ ...newTail, granularities, lastSeq });
+  return finish(writes, metricId, ncols, consumed, { ...newTail, granularities, lastSeq });
+}
+
+/** A quiet metric settled (`state`: as stored but its `lastSeq`); in a function of its own, as its closures would cost planUpdate a context per call. */
+function planSettle(snapshot: SeriesSnapshot, writes: WriteQueue, metricId: string, ncols: number, least: number, stored: MetricState | null, state: MetricState, consumed: number): Planned {
+  const settled = state.granularities.map((gs) =>
+    gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least, scratch.take) },
+  );
+  if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
+    return { result: { metricId, consumed, lastSeq: state.lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
+  }
+  // Settling shrinks a state many times over. LMDB merges a page only when
+  // a removal leaves it under a quarter full; a smaller value put in place
+  // leaves its page as sparse as it became: so remove, then put.
+  writes.remove('state', metricId);
+  return finish(writes, metricId, ncols, consumed, { ...state, granularities: settled });
+}
+
+function stateOf(state: MetricState, granularity: number): GranularityState | undefined {
+  for (const gs of state.granularities) if (gs.granularity === granularity) return gs;
+  return undefined;
+}
+
+/** The update planned, its new state queued last (not a closure in planUpdate, for the same reason). */
+function finish(writes: WriteQueue, metricId: string, ncols: number, consumed: number, next: MetricState): Planned {
+  writes.put('state', metricId, encodeMetricState(next, ncols));
+  return { result: { metricId, consumed, lastSeq: next.lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
 }
 
 /** What processing reads and writes through. */

@@ -7,6 +7,7 @@
  * encoded exactly once.
  */
 import { decodeSplit, encodeCompactSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+import { freshFloat64, type Float64Alloc } from './scratch.js';
 
 export type { SplitColumns };
 
@@ -31,22 +32,48 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   out[1] = ncols;
   out.writeUInt16LE(0, 2);
   out.writeUInt32LE(n, 4);
-  let offset = RAW_HEADER;
-  const put = (arr: Float64Array) => {
-    out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), offset);
-    offset += arr.byteLength;
-  };
-  put(data.timestamps);
-  for (const col of data.columns) put(col);
+  let offset = putFloats(out, RAW_HEADER, data.timestamps);
+  for (const col of data.columns) offset = putFloats(out, offset, col);
   for (const p of data.present) {
-    const allPresent = p === null || p.every((v) => v === 1);
+    const allPresent = p === null || everyOne(p);
     out[offset++] = allPresent ? 0 : 1;
     if (!allPresent) {
       out.set(p, offset);
       offset += n;
     }
   }
-  return out.subarray(0, offset);
+  // Shorter only when a mask given was full.
+  return offset === size ? out : out.subarray(0, offset);
+}
+
+/** Columns of up to this many values are written value by value: a byte view per column cost more (an open split's new rows: a few). */
+const SHORT_COLUMN = 32;
+
+/** Writes `values` little-endian into `out` from `at`; the offset after them. */
+function putFloats(out: Buffer, at: number, values: Float64Array): number {
+  if (values.length > SHORT_COLUMN) {
+    out.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), at);
+    return at + values.byteLength;
+  }
+  for (let i = 0; i < values.length; i++, at += 8) out.writeDoubleLE(values[i]!, at);
+  return at;
+}
+
+function everyOne(mask: Uint8Array): boolean {
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
+  return true;
+}
+
+function everyNull(masks: readonly (Uint8Array | null)[]): boolean {
+  for (const mask of masks) if (mask !== null) return false;
+  return true;
+}
+
+/** Whether no column of a raw split has a mask. */
+function rawHasNoMask(bytes: Uint8Array, ncols: number, n: number): boolean {
+  let offset = RAW_HEADER + 8 * n * (ncols + 1);
+  for (let c = 0; c < ncols; c++, offset++) if (bytes[offset] !== 0) return false;
+  return true;
 }
 
 /** Whether stored split bytes are a raw (open) split rather than a sealed one. */
@@ -81,8 +108,13 @@ export function rawRowCount(raw: Uint8Array): number {
 
 /** The first timestamp of a raw split that has rows. */
 export function rawFirstTimestamp(raw: Uint8Array): number {
-  return rawLayout(raw).view.getFloat64(RAW_HEADER, true);
+  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split with chunks.
+  for (let i = 0; i < 8; i++) FLOAT_BYTES[i] = raw[RAW_HEADER + i]!;
+  return FLOAT[0]!;
 }
+
+const FLOAT = new Float64Array(1);
+const FLOAT_BYTES = new Uint8Array(FLOAT.buffer);
 
 /**
  * Copies the timestamps (`column` -1) or one column of a raw split into
@@ -100,11 +132,11 @@ export function copyRawColumn(raw: Uint8Array, column: number, out: Float64Array
  * `only`, just that column, the others left empty): one copy per column,
  * straight from the stored bytes.
  */
-export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns {
+export function decodeRawSplits(raws: Uint8Array[], only?: number, alloc: Float64Alloc = freshFloat64): SplitColumns {
   const ncols = raws[0]![1]!;
   let n = 0;
   for (const raw of raws) n += rawRowCount(raw);
-  const timestamps = new Float64Array(n);
+  const timestamps = alloc(n);
   let at = 0;
   for (const raw of raws) at += copyRawColumn(raw, -1, timestamps, at);
   const masks = raws.map((raw) => maskOffsets(raw, ncols, rawRowCount(raw)));
@@ -117,7 +149,7 @@ export function decodeRawSplits(raws: Uint8Array[], only?: number): SplitColumns
       present.push(null);
       continue;
     }
-    const column = new Float64Array(n);
+    const column = alloc(n);
     let mask: Uint8Array | null = null;
     at = 0;
     raws.forEach((raw, r) => {
@@ -185,18 +217,28 @@ function appendRawRows(raw: Uint8Array, ncols: number, n: number, keep: number, 
   const added = update.timestamps.length;
   const total = keep + added;
   const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols);
-  out.set(raw.subarray(0, RAW_HEADER));
+  copyBytes(raw, 0, RAW_HEADER, out, 0);
   out.writeUInt32LE(total, 4);
-  const columns = [update.timestamps, ...update.columns];
   for (let c = 0; c <= ncols; c++) {
     const from = RAW_HEADER + 8 * n * c;
     const to = RAW_HEADER + 8 * total * c;
-    out.set(raw.subarray(from, from + 8 * keep), to);
-    const col = columns[c]!;
-    out.set(new Uint8Array(col.buffer, col.byteOffset, 8 * added), to + 8 * keep);
+    copyBytes(raw, from, from + 8 * keep, out, to);
+    putFloats(out, to + 8 * keep, c === 0 ? update.timestamps : update.columns[c - 1]!);
   }
   out.fill(0, RAW_HEADER + 8 * total * (ncols + 1));
   return out;
+}
+
+/** Bytes copied one by one up to this many: below it a view per copy costs more than the copy. */
+const SHORT_COPY = 256;
+
+/** Copies bytes [start, end) of `from` into `to` from `at`. */
+function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void {
+  if (end - start > SHORT_COPY) {
+    to.set(from.subarray(start, end), at);
+    return;
+  }
+  for (let i = start; i < end; i++) to[at++] = from[i]!;
 }
 
 // Scratch for mergeIntoRawSplit's row sources, reused: it runs once per
@@ -211,19 +253,21 @@ let fromNew = new Int32Array(64);
  * update, so its cost follows the update's size, not the split's.
  */
 export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer {
-  const { ncols, n, view } = rawLayout(raw);
+  const ncols = rawColumnCount(raw);
+  const n = rawRowCount(raw);
   if (update.columns.length !== ncols) throw new Error(`Split has ${ncols} columns, update ${update.columns.length}`);
-  const oldTs = (i: number) => view.getFloat64(RAW_HEADER + 8 * i, true);
+  // Helpers at module level rather than closures: this runs for every open split of every metric update.
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const newTs = update.timestamps;
   let keep = 0;
   let hi = n;
   while (keep < hi) {
     const mid = (keep + hi) >>> 1;
-    if (newTs.length === 0 || oldTs(mid) < newTs[0]!) keep = mid + 1;
+    if (newTs.length === 0 || rawTs(view, mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
   }
-  const replacesTail = keep === n || (keep === n - 1 && oldTs(keep) === newTs[0]);
-  if (replacesTail && update.present.every((p) => p === null) && maskOffsets(raw, ncols, n).every((o) => raw[o] === 0)) {
+  const replacesTail = keep === n || (keep === n - 1 && rawTs(view, keep) === newTs[0]);
+  if (replacesTail && everyNull(update.present) && rawHasNoMask(raw, ncols, n)) {
     return appendRawRows(raw, ncols, n, keep, update);
   }
   if (fromOld.length < n - keep + newTs.length) {
@@ -232,58 +276,78 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
   }
   let m = 0;
   for (let i = keep, j = 0; i < n || j < newTs.length; m++) {
-    const a = i < n ? oldTs(i) : Infinity;
+    const a = i < n ? rawTs(view, i) : Infinity;
     const b = j < newTs.length ? newTs[j]! : Infinity;
     fromOld[m] = a <= b ? i++ : -1;
     fromNew[m] = b <= a ? j++ : -1;
   }
   const total = keep + m;
   const oldMasks = maskOffsets(raw, ncols, n);
-  const oldPresent = (c: number, i: number) => raw[oldMasks[c]!] === 0 || raw[oldMasks[c]! + 1 + i] === 1;
-  const newPresent = (c: number, j: number) => {
-    const p = update.present[c];
-    return p === null || p === undefined || p[j] === 1;
-  };
-  const rowPresent = (c: number, r: number) =>
-    (fromNew[r]! >= 0 && newPresent(c, fromNew[r]!)) || (fromOld[r]! >= 0 && oldPresent(c, fromOld[r]!));
-  const masked: boolean[] = [];
+  let maskedCount = 0;
+  const masked = new Uint8Array(ncols);
   for (let c = 0; c < ncols; c++) {
+    const flag = oldMasks[c]!;
     let all = true;
-    if (raw[oldMasks[c]!] !== 0) for (let i = 0; i < keep && all; i++) all = oldPresent(c, i);
-    for (let r = 0; r < m && all; r++) all = rowPresent(c, r);
-    masked.push(!all);
+    if (raw[flag] !== 0) for (let i = 0; i < keep && all; i++) all = oldPresent(raw, flag, i);
+    for (let r = 0; r < m && all; r++) all = rowPresent(raw, flag, update.present[c], r);
+    if (!all) {
+      masked[c] = 1;
+      maskedCount++;
+    }
   }
-  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * masked.filter(Boolean).length);
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * total * (ncols + 1) + ncols + total * maskedCount);
   const outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = TAG_RAW;
   out[1] = ncols;
   out.writeUInt16LE(0, 2);
   out.writeUInt32LE(total, 4);
-  const oldColumn = (c: number) => RAW_HEADER + 8 * n * (c + 1);
-  const newColumn = (c: number) => RAW_HEADER + 8 * total * (c + 1);
-  out.set(raw.subarray(RAW_HEADER, RAW_HEADER + 8 * keep), RAW_HEADER);
-  for (let r = 0; r < m; r++) outView.setFloat64(RAW_HEADER + 8 * (keep + r), fromNew[r]! >= 0 ? newTs[fromNew[r]!]! : oldTs(fromOld[r]!), true);
+  copyBytes(raw, RAW_HEADER, RAW_HEADER + 8 * keep, out, RAW_HEADER);
+  for (let r = 0; r < m; r++) outView.setFloat64(RAW_HEADER + 8 * (keep + r), fromNew[r]! >= 0 ? newTs[fromNew[r]!]! : rawTs(view, fromOld[r]!), true);
   for (let c = 0; c < ncols; c++) {
-    out.set(raw.subarray(oldColumn(c), oldColumn(c) + 8 * keep), newColumn(c));
+    const oldColumn = RAW_HEADER + 8 * n * (c + 1);
+    const newColumn = RAW_HEADER + 8 * total * (c + 1);
+    const flag = oldMasks[c]!;
+    const newMask = update.present[c];
+    const values = update.columns[c]!;
+    copyBytes(raw, oldColumn, oldColumn + 8 * keep, out, newColumn);
     for (let r = 0; r < m; r++) {
       const j = fromNew[r]!;
       const i = fromOld[r]!;
       let v = Number.NaN;
-      if (j >= 0 && newPresent(c, j)) v = update.columns[c]![j]!;
-      else if (i >= 0 && oldPresent(c, i)) v = view.getFloat64(oldColumn(c) + 8 * i, true);
-      outView.setFloat64(newColumn(c) + 8 * (keep + r), v, true);
+      if (j >= 0 && newPresent(newMask, j)) v = values[j]!;
+      else if (i >= 0 && oldPresent(raw, flag, i)) v = view.getFloat64(oldColumn + 8 * i, true);
+      outView.setFloat64(newColumn + 8 * (keep + r), v, true);
     }
   }
   let offset = RAW_HEADER + 8 * total * (ncols + 1);
   for (let c = 0; c < ncols; c++) {
-    out[offset++] = masked[c] ? 1 : 0;
-    if (!masked[c]) continue;
-    if (raw[oldMasks[c]!] === 0) out.fill(1, offset, offset + keep);
-    else out.set(raw.subarray(oldMasks[c]! + 1, oldMasks[c]! + 1 + keep), offset);
-    for (let r = 0; r < m; r++) out[offset + keep + r] = rowPresent(c, r) ? 1 : 0;
+    out[offset++] = masked[c]!;
+    if (masked[c] === 0) continue;
+    const flag = oldMasks[c]!;
+    if (raw[flag] === 0) out.fill(1, offset, offset + keep);
+    else copyBytes(raw, flag + 1, flag + 1 + keep, out, offset);
+    for (let r = 0; r < m; r++) out[offset + keep + r] = rowPresent(raw, flag, update.present[c], r) ? 1 : 0;
     offset += total;
   }
   return out;
+}
+
+function rawTs(view: DataView, i: number): number {
+  return view.getFloat64(RAW_HEADER + 8 * i, true);
+}
+
+/** Whether old row i has a value in the column whose presence flag is at `flag`. */
+function oldPresent(raw: Uint8Array, flag: number, i: number): boolean {
+  return raw[flag] === 0 || raw[flag + 1 + i] === 1;
+}
+
+function newPresent(mask: Uint8Array | null | undefined, j: number): boolean {
+  return mask === null || mask === undefined || mask[j] === 1;
+}
+
+/** Whether merged row r (of mergeIntoRawSplit's fromNew/fromOld) has a value in the column. */
+function rowPresent(raw: Uint8Array, flag: number, newMask: Uint8Array | null | undefined, r: number): boolean {
+  return (fromNew[r]! >= 0 && newPresent(newMask, fromNew[r]!)) || (fromOld[r]! >= 0 && oldPresent(raw, flag, fromOld[r]!));
 }
 
 function tagged(body: Uint8Array): Buffer {
@@ -337,12 +401,12 @@ export function mergeSplits(existing: SplitColumns, update: SplitColumns): Split
  * Splits whose rows follow one another, as one. A column that some part
  * with rows leaves empty (decoded with `only`) stays empty.
  */
-export function concatRows(parts: readonly SplitColumns[]): SplitColumns {
+export function concatRows(parts: readonly SplitColumns[], alloc: Float64Alloc = freshFloat64): SplitColumns {
   const withRows = parts.filter((p) => p.timestamps.length > 0);
   if (withRows.length === 1 || parts.length === 1) return withRows[0] ?? parts[0]!;
   let n = 0;
   for (const p of withRows) n += p.timestamps.length;
-  const timestamps = new Float64Array(n);
+  const timestamps = alloc(n);
   let at = 0;
   for (const p of withRows) {
     timestamps.set(p.timestamps, at);
@@ -357,7 +421,7 @@ export function concatRows(parts: readonly SplitColumns[]): SplitColumns {
       present.push(null);
       continue;
     }
-    const column = new Float64Array(n);
+    const column = alloc(n);
     const masked = withRows.some((p) => p.present[c] != null);
     const mask = masked ? new Uint8Array(n) : null;
     at = 0;

@@ -140,6 +140,7 @@ function freezeRows(
   granularity: number,
   open: OpenSplit,
   rows: SplitColumns,
+  alloc: Float64Alloc,
 ): { frozen: number; inline: InlineChunk | undefined } {
   const range = openSplitRange(metricId, granularity, open.key);
   let frozen = open.frozen;
@@ -156,7 +157,7 @@ function freezeRows(
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
     const newest = decodeChunk(value, newestKey, rows.columns.length);
     from = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
-    if (from > 0) value = encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)]));
+    if (from > 0) value = encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)], alloc));
   }
   if (open.inline !== undefined) {
     if (from === rows.timestamps.length && value!.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first: newestKey![2], bytes: value! } };
@@ -181,34 +182,51 @@ function freezeRows(
  * `least` of them would be: the last period can still change, and an
  * update that starts from it rewrites the inline rows only.
  */
-function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
+function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number, alloc: Float64Alloc): OpenSplit {
   const n = rawRowCount(open.raw);
   if (n - 1 < Math.max(1, least)) return open;
-  const rows = decodeRawSplits([open.raw]);
-  const { frozen, inline } = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1));
+  const rows = decodeRawSplits([open.raw], undefined, alloc);
+  const { frozen, inline } = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1), alloc);
   return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen, inline };
 }
 
-function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit): OpenSplit {
-  return freeze(snapshot, w, metricId, granularity, open, CHUNK_ROWS - 1);
+function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, alloc: Float64Alloc): OpenSplit {
+  return freeze(snapshot, w, metricId, granularity, open, CHUNK_ROWS - 1, alloc);
 }
 
-/** A new open split holding `rows`. */
-export function startOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, key: number, rows: SplitColumns): OpenSplit {
-  return storeOpen(snapshot, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 });
+/** A new open split holding `rows`. `alloc`: where rows decoded to be frozen are taken from (none outlives the call). */
+export function startOpenSplit(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  key: number,
+  rows: SplitColumns,
+  alloc: Float64Alloc = freshFloat64,
+): OpenSplit {
+  return storeOpen(snapshot, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 }, alloc);
 }
 
 /**
  * The open split with `rows` merged in (new values win). Reads the chunks
- * stored before `w`'s writes: call it once per split and update.
+ * stored before `w`'s writes: call it once per split and update. `alloc`:
+ * as startOpenSplit's.
  */
-export function extendOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, rows: SplitColumns): OpenSplit {
+export function extendOpenSplit(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  open: OpenSplit,
+  rows: SplitColumns,
+  alloc: Float64Alloc = freshFloat64,
+): OpenSplit {
   if (!hasChunks(open) || rows.timestamps.length === 0 || rows.timestamps[0]! >= rawFirstTimestamp(open.raw)) {
-    return storeOpen(snapshot, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) });
+    return storeOpen(snapshot, w, metricId, granularity, { ...open, raw: mergeIntoRawSplit(open.raw, rows) }, alloc);
   }
   const whole = mergeSplits(readOpenSplit(snapshot, metricId, granularity, open), rows);
   dropOpenSplitChunks(snapshot, w, metricId, granularity, open);
-  return startOpenSplit(snapshot, w, metricId, granularity, open.key, whole);
+  return startOpenSplit(snapshot, w, metricId, granularity, open.key, whole, alloc);
 }
 
 /** Inline rows of an open split that settling would freeze. */
@@ -216,9 +234,17 @@ export function looseRows(open: OpenSplit): number {
   return Math.max(0, rawRowCount(open.raw) - 1);
 }
 
-/** The open split settled: its inline rows but the last frozen, when there are at least `least` to freeze. */
-export function settleOpenSplit(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number): OpenSplit {
-  return freeze(snapshot, w, metricId, granularity, open, least);
+/** The open split settled: its inline rows but the last frozen, when there are at least `least` to freeze (`alloc`: as startOpenSplit's). */
+export function settleOpenSplit(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  open: OpenSplit,
+  least: number,
+  alloc: Float64Alloc = freshFloat64,
+): OpenSplit {
+  return freeze(snapshot, w, metricId, granularity, open, least, alloc);
 }
 
 /** A metric's whole tail, and how many of its first points sit in chunks. */
