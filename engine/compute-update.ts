@@ -7,7 +7,7 @@
 import type { ArchivePolicy } from './archive-policy.js';
 import { aggregateMany, lowerBound, parseMethod, roundTimestamp, type AggregatedColumns, type AggregationMethod, type Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
-import { sliceSplit, splitKeyOf, type SplitColumns } from './split.js';
+import { isFullMask, sliceSplit, splitKeyOf, type SplitColumns } from './split.js';
 
 export interface GranularityUpdate {
   granularity: number;
@@ -243,14 +243,9 @@ function presenceOrNull(agg: AggregatedColumns): SplitColumns {
     const mask = agg.present[c]!;
     // Columns with a value in every row share their mask: checked once.
     if (c > 0 && mask === agg.present[c - 1]) present[c] = present[c - 1]!;
-    else present[c] = isFull(mask) ? null : mask;
+    else present[c] = isFullMask(mask) ? null : mask;
   }
   return { timestamps: agg.timestamps, columns: agg.columns, present };
-}
-
-function isFull(mask: Uint8Array): boolean {
-  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
-  return true;
 }
 
 function sliceSeries(s: Series, from: number): Series {

@@ -11,6 +11,7 @@
  */
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
+import { putFloats } from './split.js';
 
 export interface OpenSplit {
   key: number;
@@ -145,12 +146,7 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
   out[3] = 0;
   out.writeDoubleLE(state.lastSeq, 4);
   let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, 12));
-  // Value by value: byte views of the tail would first move a small array's memory off the heap.
-  const { timestamps, values } = state.tail;
-  for (let i = 0; i < n; i++) out.writeDoubleLE(timestamps[i]!, at + 8 * i);
-  at += 8 * n;
-  for (let i = 0; i < n; i++) out.writeDoubleLE(values[i]!, at + 8 * i);
-  at += 8 * n;
+  at = putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
   for (const { granularity, open, oldestSealedKey } of state.granularities) {
     const inline = open?.inline;
     at = out.writeDoubleLE(granularity, at);
@@ -249,7 +245,7 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
 export function decodeMetricState(bytes: Buffer): MetricState {
   const header = headerOf(bytes);
   const { n, tailAt } = header;
-  // Value by value, as encodeMetricState writes them: a tail of a few points stays on the heap.
+  // Value by value: byte views would first move a tail of a few points off the heap.
   const timestamps = new Float64Array(n);
   const values = new Float64Array(n);
   for (let i = 0; i < n; i++) {

@@ -35,7 +35,7 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   let offset = putFloats(out, RAW_HEADER, data.timestamps);
   for (const col of data.columns) offset = putFloats(out, offset, col);
   for (const p of data.present) {
-    const allPresent = p === null || everyOne(p);
+    const allPresent = p === null || isFullMask(p);
     out[offset++] = allPresent ? 0 : 1;
     if (!allPresent) {
       out.set(p, offset);
@@ -46,11 +46,15 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return offset === size ? out : out.subarray(0, offset);
 }
 
-/** Columns of up to this many values are written value by value: a byte view per column cost more (an open split's new rows: a few). */
+/**
+ * Columns of up to this many values are written value by value: a byte view
+ * per column cost more (an open split's new rows, a metric state's short
+ * tail: a few), as it first moves a small array's memory off V8's heap.
+ */
 const SHORT_COLUMN = 32;
 
 /** Writes `values` little-endian into `out` from `at`; the offset after them. */
-function putFloats(out: Buffer, at: number, values: Float64Array): number {
+export function putFloats(out: Buffer, at: number, values: Float64Array): number {
   if (values.length > SHORT_COLUMN) {
     out.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), at);
     return at + values.byteLength;
@@ -59,7 +63,8 @@ function putFloats(out: Buffer, at: number, values: Float64Array): number {
   return at;
 }
 
-function everyOne(mask: Uint8Array): boolean {
+/** Whether a column's mask marks a value in every row (its mask can then be left out). */
+export function isFullMask(mask: Uint8Array): boolean {
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
   return true;
 }
