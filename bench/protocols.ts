@@ -24,10 +24,16 @@
  * CPU seconds over that time. Repeats alternate which server goes first (the
  * second of a pair ran ~30% slower here); the summary takes medians.
  *
+ * `--warm W` first sends each server W requests of the same shape for other
+ * series (a month before the timed points, outside VictoriaMetrics' count
+ * window) and waits until ours has processed them: the figures then are those
+ * of a server that has been taking pushes, its JIT-compiled code warm, where
+ * the default (0) times a server's first seconds.
+ *
  * Prints markdown tables and writes bench/results/protocols.json.
  *
  *   npm run bench:protocols [-- --quick] [-- --only influx|prom|timemajor] [-- --repeats N]
- *     [-- --series S --points N --tm-series TS --rounds R --batch B --concurrency C]
+ *     [-- --series S --points N --tm-series TS --rounds R --batch B --concurrency C] [-- --warm W]
  */
 import { compress } from 'snappyjs';
 import { encodeWriteRequest } from '../formats/prometheus-remote.js';
@@ -48,6 +54,8 @@ export interface SeriesSet {
   /** Samples per request: the next points of every series, at least one each. */
   perRequest: number;
   seed: number;
+  /** Seconds since the epoch of every series' first point; T0 unless given. */
+  start?: number;
 }
 
 /** The series-major set of the influx and prom workloads. */
@@ -125,7 +133,7 @@ export function lineBodies(set: SeriesSet): Buffer[] {
   return requestRanges(set).map(([from, to]) => {
     const lines: string[] = [];
     for (let k = from; k < to; k++) {
-      const ns = ` ${T0 + STEP * k}000000000`;
+      const ns = ` ${(set.start ?? T0) + STEP * k}000000000`;
       for (let s = 0; s < set.series; s++) lines.push(prefix[s] + values[k * set.series + s]!.toFixed(2) + ns);
     }
     return Buffer.from(lines.join('\n') + '\n');
@@ -142,7 +150,7 @@ function remoteWriteBodies(set: SeriesSet): Buffer[] {
         { name: 'job', value: 'bench' },
         { name: 'region', value: region(s) },
       ],
-      samples: Array.from({ length: to - from }, (_, i) => ({ value: values[(from + i) * set.series + s]!, timestampMs: (T0 + STEP * (from + i)) * 1000 })),
+      samples: Array.from({ length: to - from }, (_, i) => ({ value: values[(from + i) * set.series + s]!, timestampMs: ((set.start ?? T0) + STEP * (from + i)) * 1000 })),
     }));
     return Buffer.from(compress(encodeWriteRequest({ timeseries })));
   });
@@ -170,6 +178,8 @@ interface Workload {
   name: WorkloadName;
   set: SeriesSet;
   bodies: Buffer[];
+  /** Sent before timing (`--warm`): the same shape for other series, a month earlier. */
+  warmBodies: Buffer[];
   oursPath: string;
   victoriaPath: string;
   headers: Record<string, string>;
@@ -177,13 +187,23 @@ interface Workload {
   oursMetric(s: number): [type: string, resource: string, metric: string];
 }
 
+/** `requests` requests' worth of `set`'s shape for other series, starting WARM_BEFORE earlier. */
+function warmSet(set: SeriesSet, requests: number): SeriesSet {
+  const perSeries = Math.max(1, Math.floor(set.perRequest / set.series));
+  return { ...set, measurement: `warm${set.measurement}`, points: requests * perSeries, seed: set.seed + 100, start: (set.start ?? T0) - WARM_BEFORE };
+}
+
+/** How long before the timed points the warm-up's are (s): outside the window VictoriaMetrics' points are counted in. */
+const WARM_BEFORE = 30 * 86_400;
+
 function workload(name: WorkloadName, opts: Options): Workload {
   const line = { oursPath: OURS_LINE_WRITE, victoriaPath: '/write', headers: LINE_HEADERS };
   const lineMetric = (set: SeriesSet) => (s: number): [string, string, string] => ['influxdb', host(s), `${set.measurement}.${set.field}@region=${region(s)}`];
+  const warm = (set: SeriesSet, bodies: (set: SeriesSet) => Buffer[]) => (opts.warm > 0 ? bodies(warmSet(set, opts.warm)) : []);
   switch (name) {
     case 'influx': {
       const set = cpuSet(opts.series, opts.points, opts.batch);
-      return { name, set, bodies: lineBodies(set), ...line, oursMetric: lineMetric(set) };
+      return { name, set, bodies: lineBodies(set), warmBodies: warm(set, lineBodies), ...line, oursMetric: lineMetric(set) };
     }
     case 'prom': {
       const set = cpuSet(opts.series, opts.points, opts.batch);
@@ -191,6 +211,7 @@ function workload(name: WorkloadName, opts: Options): Workload {
         name,
         set,
         bodies: remoteWriteBodies(set),
+        warmBodies: warm(set, remoteWriteBodies),
         oursPath: '/v1/prometheus/write',
         victoriaPath: '/api/v1/write',
         headers: REMOTE_WRITE_HEADERS,
@@ -199,7 +220,7 @@ function workload(name: WorkloadName, opts: Options): Workload {
     }
     case 'timemajor': {
       const set = memSet(opts['tm-series'], opts.rounds);
-      return { name, set, bodies: lineBodies(set), ...line, oursMetric: lineMetric(set) };
+      return { name, set, bodies: lineBodies(set), warmBodies: warm(set, lineBodies), ...line, oursMetric: lineMetric(set) };
     }
   }
 }
@@ -243,6 +264,10 @@ async function timeOurs(w: Workload, concurrency: number): Promise<Timed> {
   try {
     const { base } = server;
     if (w.oursPath === OURS_LINE_WRITE) await createInfluxDatabase(base);
+    if (w.warmBodies.length > 0) {
+      await postAll(base, w.oursPath, w.warmBodies, concurrency, w.headers);
+      await waitForBacklog(base, 50);
+    }
     const cpu0 = cpuSeconds(server.child.pid);
     const t0 = performance.now();
     await postAll(base, w.oursPath, w.bodies, concurrency, w.headers);
@@ -265,6 +290,10 @@ async function timeVictoria(w: Workload, concurrency: number): Promise<Timed> {
   const vm = await startVictoria();
   try {
     const expected = w.set.series * w.set.points;
+    if (w.warmBodies.length > 0) {
+      await postAll(vm.base, w.victoriaPath, w.warmBodies, concurrency, w.headers);
+      await vm.flush();
+    }
     const cpu0 = cpuSeconds(vm.pid);
     const t0 = performance.now();
     await postAll(vm.base, w.victoriaPath, w.bodies, concurrency, w.headers);
@@ -286,14 +315,15 @@ interface Options {
   rounds: number;
   batch: number;
   concurrency: number;
+  warm: number;
 }
 
 function parseArgs(argv: string[]): Options {
   return benchOptions<Options, 'only'>(
     argv,
     {
-      quick: { only: WORKLOADS, repeats: 1, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8 },
-      full: { only: WORKLOADS, repeats: 1, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8 },
+      quick: { only: WORKLOADS, repeats: 1, series: 200, points: 500, 'tm-series': 2_000, rounds: 10, batch: 10_000, concurrency: 8, warm: 0 },
+      full: { only: WORKLOADS, repeats: 1, series: 1_000, points: 2_000, 'tm-series': 10_000, rounds: 30, batch: 10_000, concurrency: 8, warm: 0 },
     },
     { flag: 'only', key: 'only' },
   );
@@ -360,7 +390,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<Recor
   );
   if (withVictoria) {
     console.log(
-      '\nours / VictoriaMetrics (medians over repeats):\n\n' +
+      `\nours / VictoriaMetrics (medians over repeats${opts.warm > 0 ? `, each server warmed by ${opts.warm} requests` : ''}):\n\n` +
         table(['workload', 'accepted points/s', 'queryable points/s', 'CPU s'], summary.map((s) => [s.workload, s.acceptedRatio, s.queryableRatio, s.cpuRatio])),
     );
   }
