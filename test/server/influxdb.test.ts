@@ -165,6 +165,15 @@ describe('write', () => {
     expect(res.status).toBe(400);
   });
 
+  it('refuses a bad metric name on every write of it, beside a series the first write stored', async () => {
+    // A metric slot remembers a name that passed the check, never one that failed it.
+    expect((await write('m,host=h f=1 3600000000000')).status).toBe(204);
+    for (let round = 0; round < 2; round++) {
+      expect((await write(`m,host=h f=2 7200000000000\nm,host=h ${'g'.repeat(300)}=1 7200000000000`)).status).toBe(400);
+    }
+    expect((await write('m,host=h f=3 10800000000000')).status).toBe(204);
+  });
+
   it('answers 409 when the id belongs to a resource of another type', async () => {
     expect((await json(t.app, 'POST', '/v1/resource/generic', { id: 'conflict' })).status).toBe(201);
     const res = await write('mymetric,host=conflict,mytag=myvalue field=123 1510581804179554816');
