@@ -81,6 +81,28 @@ describe('prometheus remote write', () => {
     expect(refused.body.description).toMatchObject({ reason: "required key not provided @ data['zone']" });
   });
 
+  // The first write takes the resources it names to be new when the first is (see engine/collector.ts lookUp).
+  it.each([
+    { case: 'a later resource exists: it gets the metric', existing: ['prometheus', { id: 'j@i:2', job: 'j', instance: 'i:2' }], status: 202, cause: undefined },
+    { case: 'a later resource is of another type: 409', existing: ['generic', { id: 'j@i:2' }], status: 409, cause: 'Resource already exists' },
+  ] as const)('answers a first write as if every resource were read: $case', async ({ existing: [type, resource], status, cause }) => {
+    // A write of another resource creates the type; the resources below are new to the route.
+    expect((await post(request(series({ __name__: 'up', job: 'j', instance: 'i:0' }, [[1000, 0]])))).status).toBe(202);
+    expect((await json(t.app, 'POST', `/v1/resource/${type}`, resource)).status).toBe(201);
+    const res = await post(request(series({ __name__: 'up', job: 'j', instance: 'i:1' }, [[1000, 1]]), series({ __name__: 'up', job: 'j', instance: 'i:2' }, [[1000, 2]])));
+    expect(res.status).toBe(status);
+    if (cause !== undefined) expect(res.body.description).toMatchObject({ cause });
+    const first = await json(t.app, 'GET', '/v1/resource/prometheus/j@i:1');
+    if (status !== 202) {
+      expect(first.status).toBe(404);
+      return;
+    }
+    for (const [instance, value] of [['i:1', 1], ['i:2', 2]] as const) {
+      const r = await json(t.app, 'GET', `/v1/resource/prometheus/j@${instance}`);
+      expect((await readMeasures(t.app, r.body.metrics.up)).body).toEqual([['1970-01-01T00:00:01+00:00', 1.0, value]]);
+    }
+  });
+
   it('adds new series names to an existing resource', async () => {
     expect((await post(request(series({ __name__: 'a', job: 'j', instance: 'i' }, [[1000, 1]])))).status).toBe(202);
     expect((await post(request(series({ __name__: 'b', job: 'j', instance: 'i' }, [[1000, 1]])))).status).toBe(202);
