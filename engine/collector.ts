@@ -438,14 +438,16 @@ async function lookUp(engine: Engine, batch: CollectorBatch, { start, order }: B
   // Read before the lookups: a change during them moves it on, and the next write looks again.
   const version = engine.index.metricRecordsVersion?.() ?? -1;
   const unchecked = (m: MetricSlot) => m.record !== undefined && (version === -1 || m.checked !== version);
+  const { metrics } = batch;
   const held: string[] = [];
-  for (const m of batch.metrics) if (unchecked(m)) held.push(m.record!.id);
+  // Indexed loops: this runs once per write, too rarely to be optimized, and a for-of there allocates a result per metric.
+  for (let m = 0; m < metrics.length; m++) if (unchecked(metrics[m]!)) held.push(metrics[m]!.record!.id);
   const current = held.length === 0 ? [] : await engine.index.getMetrics(held);
-  let k = 0;
-  for (const m of batch.metrics) {
-    if (!unchecked(m)) continue;
-    if (current[k++] === m.record) m.checked = version;
-    else m.record = undefined;
+  for (let m = 0, k = 0; m < metrics.length && k < held.length; m++) {
+    const metric = metrics[m]!;
+    if (!unchecked(metric)) continue;
+    if (current[k++] === metric.record) metric.checked = version;
+    else metric.record = undefined;
   }
   const known = new Uint8Array(batch.resources.length);
   const unknown: string[] = [];
