@@ -561,12 +561,14 @@ function planCollectorWrite(
   mayPost: (creator: string) => void,
 ): Plan {
   const { known } = found;
+  // Kept for the resources that may be created only: a write of known series would grow an array of 10,000 for nothing.
   const attrs: Record<string, AttributeValue>[] = [];
   const policies = new Map<string, string>();
   // Gnocchi gives every missing metric its policy first, which may refuse the write.
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
-    attrs.push(write.prepare(slot));
+    const prepared = write.prepare(slot);
+    if (known[r] === 0) attrs[r] = prepared;
     if (slot.id instanceof Error) throw slot.id;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const metric = batch.metrics[order[i]!]!;
