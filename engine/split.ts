@@ -6,7 +6,7 @@
  * once a newer split starts it is sealed into the compressed Arrow form,
  * encoded exactly once.
  */
-import { decodeSplit, encodeCompactSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+import { compactRowCount, decodeSplit, encodeCompactSplit, encodeSplit, growCompactSplit, type SplitColumns } from '../formats/split-codec.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
 
 export type { SplitColumns };
@@ -366,9 +366,30 @@ export function encodeSealedSplit(key: number, granularity: number, data: SplitC
   return tagged(encodeSplit(key, granularity, data));
 }
 
-/** Rows frozen out of an open split, in the codec's compact form (timestamps counted from `key`). */
-export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns): Buffer {
-  return tagged(encodeCompactSplit(key, granularity, data));
+/**
+ * Rows frozen out of an open split, in the codec's compact form (timestamps
+ * counted from `key`). `grown`: the stored chunk whose rows `data` begins
+ * with, whose column plan the codec reuses where it still holds.
+ */
+export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns, grown?: Uint8Array): Buffer {
+  const earlier = grown !== undefined && grown[0] === TAG_SEALED ? grown.subarray(1) : undefined;
+  return tagged(encodeCompactSplit(key, granularity, data, earlier));
+}
+
+/** Rows of a frozen chunk in the compact form, from its header; null for other forms. */
+export function frozenRowCount(chunk: Uint8Array): number | null {
+  return chunk[0] === TAG_SEALED ? compactRowCount(chunk.subarray(1)) : null;
+}
+
+/**
+ * A frozen chunk with `rows` (which follow its rows) appended, its earlier
+ * rows left as stored (see growCompactSplit); null when they must be
+ * encoded whole again.
+ */
+export function growFrozenRows(chunk: Uint8Array, key: number, granularity: number, rows: SplitColumns): Buffer | null {
+  if (chunk[0] !== TAG_SEALED) return null;
+  const grown = growCompactSplit(chunk.subarray(1), key, granularity, rows);
+  return grown === null ? null : tagged(grown);
 }
 
 export function decodeStoredSplit(
