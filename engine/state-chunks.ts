@@ -185,10 +185,13 @@ function freezeRows(
   } else if (from > 0) {
     w.put('chunk', newestKey!, value!);
   }
+  // Each new chunk's plan starts from the chunk before it (of the same series): saves costing its layouts.
+  let before = value;
   for (; from < rows.timestamps.length; from += MAX_CHUNK_ROWS, frozen++) {
     const first = rows.timestamps[from]!;
     const to = Math.min(rows.timestamps.length, from + MAX_CHUNK_ROWS);
-    const bytes = encodeFrozenRows(first, granularity, sliceSplit(rows, from, to));
+    const bytes = encodeFrozenRows(first, granularity, sliceSplit(rows, from, to), before);
+    before = bytes;
     if (frozen === 0 && to === rows.timestamps.length && bytes.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first, bytes } };
     w.put('chunk', [metricId, granularity, first], bytes);
   }

@@ -252,9 +252,9 @@ function compactBody(size: number): Uint8Array {
 
 /**
  * The same split in format version 2: smaller by Arrow's container, for short
- * runs of rows. `earlier`: an encoded split of the same columns whose rows
- * `data` begins with (the chunk a freeze grows), whose column plan is reused
- * where it still holds (see reusedPlans).
+ * runs of rows. `earlier`: an encoded split of the same series (the chunk a
+ * freeze grows, or the one before a new chunk), whose column plan is reused
+ * where it holds for these rows (see planColumns).
  */
 export function encodeCompactSplit(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Uint8Array {
   const n = data.timestamps.length;
@@ -531,9 +531,17 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number, ea
   // most of a short chunk's planning (the quotient search alone tries up to
   // 30 pairs per column).
   const words = columns.map(wordsOf);
+  // An earlier plan whose derived columns hold is kept but for stored
+  // columns that turned constant or no longer fit their layout. When the
+  // rows grew from the earlier ones, that is the plan made afresh but for
+  // the costing of stored columns' layouts (see derivedStillHold and
+  // reusedValues); for the rows after them (a new chunk), what it can miss
+  // is a stored column that became a copy or quotient, a few bytes.
   if (earlier !== null && derivedStillHold(data, words, earlier)) {
     return earlier.map((params, j) => {
       if (decodePhase(params) > 0 || params.id === CONSTANT) return { params, stored: zeros(j) };
+      const constant = constantBits(words[j], present[j]);
+      if (constant !== null) return { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeros(j) };
       const stored = place(j);
       return { params: reusedValues(params, columns[j], words[j], present[j], stored) ?? planValues(columns[j], words[j], present[j], stored), stored };
     });
@@ -576,7 +584,7 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number, ea
 
 /**
  * Whether the constant, copied and quotient columns of an earlier plan still
- * are for every row. When the rows grew from the earlier ones, planColumns
+ * are for every row. When the rows grew from the earlier ones, the full plan
  * would then make the same choices: a column that was no constant, copy or
  * quotient is none with more rows, every earlier candidate that failed
  * still fails, and the operands' plans are unchanged. So the derived
@@ -596,12 +604,13 @@ function derivedStillHold(data: SplitColumns, words: Uint32Array[], earlier: Col
 /**
  * An earlier plan of a stored column applied to it, its 8n bytes written to
  * `stored`; null for the plain layout (chosen by trial compressions, for
- * repeats the next rows may not have) or decimal deltas whose decimals no
- * longer fit. Fitting them, they are the fewest that fit every row (the
- * earlier rows fitted no fewer), as planValues would find. What is not
- * redone is the costing of the other layouts (most of a freeze's planning):
- * a chunk keeps the layout its first rows chose, which its later rows, of
- * the same series, rarely overturn.
+ * repeats the next rows may not have) or decimal deltas when no decimals up
+ * to the earlier ones fit. The fewest that fit are taken, as planValues
+ * does (rows grown from the earlier ones fit no fewer than those). What is
+ * not redone is the costing of the other layouts (most of a chunk's
+ * planning): an open split's chunks keep the layout its first chunk chose,
+ * which later rows of the same series rarely overturn, until it is sealed
+ * and planned afresh.
  */
 function reusedValues(params: ColumnParams, values: Float64Array, bits: Uint32Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams | null {
   if (params.id === XOR || params.id === BYTESPLIT) {
@@ -609,10 +618,11 @@ function reusedValues(params: ColumnParams, values: Float64Array, bits: Uint32Ar
     return params;
   }
   if (params.id !== DELTA) return null;
-  const decimal = decimalDeltasAt(values, bits, mask, params.decimals, params.decimals);
+  const decimal = decimalDeltasAt(values, bits, mask, 0, params.decimals);
   if (decimal === null) return null;
   byteSplit(decimal.words, stored);
-  return decimal.residualBits === params.residualBits ? params : { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
+  const same = decimal.decimals === params.decimals && decimal.residualBits === params.residualBits;
+  return same ? params : { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
 }
 
 const BYTESPLIT_PARAMS: ColumnParams = { id: BYTESPLIT };

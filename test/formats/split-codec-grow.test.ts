@@ -171,6 +171,28 @@ describe('encodeCompactSplit with an earlier split', () => {
     else expect([...encoded]).toEqual([...plain]);
   });
 
+  // A new chunk after the earlier one: its rows do not begin with the earlier rows.
+  const after: [string, SplitColumns, SplitColumns, string[]][] = [
+    ['keeps the earlier layouts where the rows fit them', rows(0, 15, [decimal(1, 2), tiny(2), () => 5]), rows(15, 30, [decimal(2, 2), tiny(3), () => 5]), ['delta', 'xor', 'constant']],
+    ['keeps a layout the full plan would not pick for these rows', rows(0, 15, [tiny(2)]), rows(15, 30, [(i) => 1e-20 * (1 + 1 / i)]), ['xor']],
+    ['stores a column that turned constant as one', rows(0, 15, [decimal(1, 2), decimal(2, 2)]), rows(15, 30, [decimal(3, 2), () => 7]), ['delta', 'constant']],
+    ['plans afresh a column whose values no longer fit its decimals', rows(0, 15, [decimal(1, 2), decimal(2, 2)]), rows(15, 30, [decimal(3, 2), tiny(4)]), ['delta', 'bytesplit']],
+    ['plans every column afresh once a derived column no longer holds', rows(0, 15, [() => 5, decimal(2, 2)]), rows(15, 30, [decimal(3, 2), decimal(3, 2)]), ['delta', 'same']],
+  ];
+  it.each(after)('for the rows after it %s', (_, first, next, encodings) => {
+    const earlier = encodeCompactSplit(KEY, MINUTE, first);
+    const bytes = encodeCompactSplit(KEY, MINUTE, next, earlier);
+    expect(splitEncodings(bytes)).toEqual(encodings);
+    expectHolds(bytes, next);
+  });
+
+  it('takes the fewest decimals up to the earlier ones, as the full plan does', () => {
+    const earlier = encodeCompactSplit(KEY, MINUTE, rows(0, 15, [decimal(1, 3)]));
+    const next = rows(15, 30, [decimal(2, 1)]);
+    const bytes = encodeCompactSplit(KEY, MINUTE, next, earlier);
+    expect([...bytes]).toEqual([...encodeCompactSplit(KEY, MINUTE, next)]);
+  });
+
   it('re-plans a column stored plain (its choice rests on repeats the new rows may not have)', () => {
     const repeating = (i: number) => Math.floor(i / 3) / 7;
     const first = rows(0, 40, [repeating]);
