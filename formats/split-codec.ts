@@ -257,6 +257,8 @@ function compactBody(size: number): Uint8Array {
  * where it holds for these rows (see planColumns).
  */
 export function encodeCompactSplit(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Uint8Array {
+  checkShapes(data);
+  const plan = earlier === undefined ? firstRowsPlan(data) : earlierParams(earlier, data.columns.length);
   const n = data.timestamps.length;
   const nullCounts = data.present.map((mask) => (mask === null ? 0 : n - countPresent(mask)));
   const bitmapBytes = (n + 7) >> 3;
@@ -267,7 +269,7 @@ export function encodeCompactSplit(key: number, granularity: number, data: Split
   // returns: one buffer kept for every encode rather than an array per column
   // and their concatenation (a processing thread encodes a chunk per freeze).
   const body = compactBody(size);
-  const { header } = planSplit(COMPACT_FORMAT_VERSION, data, body, 4 * n, earlier === undefined ? null : earlierParams(earlier, data.columns.length));
+  const { header } = planSplit(COMPACT_FORMAT_VERSION, data, body, 4 * n, plan);
   timestampSteps(key, granularity, data.timestamps, new Uint32Array(body.buffer, body.byteOffset, n));
   header.varint(n);
   let at = columnsEnd;
@@ -283,6 +285,27 @@ export function encodeCompactSplit(key: number, granularity: number, data: Split
   out.set(head);
   out.set(compressed, head.length);
   return sealWithCrc(out);
+}
+
+/**
+ * Rows of a compact split without an earlier plan whose layouts are costed;
+ * the others are encoded on their plan (see planColumns), as the later
+ * chunks of an open split are on the plan of the chunk before. The first
+ * chunk of a collector's series often holds a backlog of hundreds of rows,
+ * whose costing was most of a processing thread's planning.
+ */
+const PLANNED_ROWS = 64;
+
+/** The plan of the first PLANNED_ROWS rows, or null for fewer rows than that (planned whole). */
+function firstRowsPlan(data: SplitColumns): ColumnParams[] | null {
+  if (data.timestamps.length <= PLANNED_ROWS) return null;
+  const first = {
+    timestamps: data.timestamps.subarray(0, PLANNED_ROWS),
+    columns: data.columns.map((c) => c.subarray(0, PLANNED_ROWS)),
+    present: data.present.map((p) => (p === null ? null : p.subarray(0, PLANNED_ROWS))),
+  };
+  // Their bytes go to the body buffer, which the whole split's then overwrite.
+  return planColumns(first, compactBody(8 * PLANNED_ROWS * data.columns.length), 0, null).map(({ params }) => params);
 }
 
 /** Rows of a compact split, from its header (not checked against its checksum); null for another format version. */

@@ -202,3 +202,30 @@ describe('encodeCompactSplit with an earlier split', () => {
     expect([...encodeCompactSplit(KEY, MINUTE, whole, earlier)]).toEqual([...encodeCompactSplit(KEY, MINUTE, whole)]);
   });
 });
+
+describe('encodeCompactSplit without an earlier split', () => {
+  // Uniform tiny floats (byte-split) for the first 64 rows, then a slow walk (XOR) for the rest.
+  const layoutsChange = (): SplitColumns => {
+    const rand = random(5);
+    let walk = 1.2345e-20;
+    return rows(0, 300, [(i) => (i < 64 ? 1e-20 * (1 + rand()) : (walk *= 1 + 1e-4 * (rand() - 0.5)))]);
+  };
+  it('chooses the layouts of a long split on its first 64 rows, as the chunks after it keep them', () => {
+    const data = layoutsChange();
+    const bytes = encodeCompactSplit(KEY, MINUTE, data);
+    expect(splitEncodings(bytes)).toEqual(['bytesplit']);
+    expect(splitEncodings(encodeSplit(KEY, MINUTE, data))).toEqual(['xor']);
+    expectHolds(bytes, data);
+  });
+
+  const later: [string, SplitColumns][] = [
+    ['values that need more decimals after the first rows', rows(0, 200, [(i) => (i < 100 ? i / 4 : i / 8)])],
+    ['a constant that varies after the first rows', rows(0, 200, [(i) => (i < 100 ? 3 : i), decimal(1, 2)])],
+    ['columns equal only in the first rows', rows(0, 200, [(i) => i / 4, (i) => (i < 100 ? i / 4 : 1 + i / 4)])],
+  ];
+  it.each(later)('plans %s as the full plan does', (_, data) => {
+    const bytes = encodeCompactSplit(KEY, MINUTE, data);
+    expect(splitEncodings(bytes)).toEqual(splitEncodings(encodeSplit(KEY, MINUTE, data)));
+    expectHolds(bytes, data);
+  });
+});
