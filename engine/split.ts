@@ -368,12 +368,13 @@ export function encodeSealedSplit(key: number, granularity: number, data: SplitC
 
 /**
  * Rows frozen out of an open split, in the codec's compact form (timestamps
- * counted from `key`). `grown`: the stored chunk whose rows `data` begins
- * with, whose column plan the codec reuses where it still holds.
+ * counted from `key`). `earlier`: a stored chunk of the same split (the one
+ * these rows grow, or the one before them), whose column plan the codec
+ * reuses where it holds (see encodeCompactSplit).
  */
-export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns, grown?: Uint8Array): Buffer {
-  const earlier = grown !== undefined && grown[0] === TAG_SEALED ? grown.subarray(1) : undefined;
-  return tagged(encodeCompactSplit(key, granularity, data, earlier));
+export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Buffer {
+  const plan = earlier !== undefined && earlier[0] === TAG_SEALED ? earlier.subarray(1) : undefined;
+  return tagged(encodeCompactSplit(key, granularity, data, plan));
 }
 
 /** Rows of a frozen chunk in the compact form, from its header; null for other forms. */
