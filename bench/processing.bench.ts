@@ -3,15 +3,17 @@
  * updates and measures per second the processor turns into stored
  * aggregates, for many metrics with one point each (how collectors push)
  * and few metrics with many points, and the bytes written to disk per
- * measure (pushes and processing). Policy: 1 s / 1 min / 1 h with the six
+ * measure (pushes and processing), and the bytes of the open splits'
+ * chunks at the end per measure. Policy: 1 s / 1 min / 1 h with the six
  * default methods.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/processing.bench.js [--metrics M --points N --pushes K]
- *     [--interval S] [--policy bench|low] [--backlog]
+ *     [--interval S] [--policy bench|low|p60] [--backlog]
  *
  * With arguments it runs that one case (handy under `node --cpu-prof`):
  * points S seconds apart (1 by default); `--policy low` aggregates into the
- * server's default rule's policy (5 minutes over 30 days, the same methods);
+ * server's default rule's policy (5 minutes over 30 days, the same methods),
+ * `--policy p60` into bench:footprint's (60 s x mean);
  * `--backlog` processes once after every push, as a time-major collector's
  * backlog is (each metric's job then holds a point of every push). The
  * processing CPU time is the process's (user + system) while processing ran:
@@ -32,19 +34,23 @@ interface Case {
   pushes: number;
   /** Seconds between points. */
   interval: number;
-  policy: 'bench' | 'low';
+  policy: keyof typeof POLICIES;
   backlog: boolean;
 }
 
 const METHODS = ['count', 'max', 'mean', 'min', 'std', 'sum'];
 
 const POLICIES = {
-  bench: [
-    { granularity: S, points: 86_400, timespan: 86_400 * S },
-    { granularity: 60 * S, points: 43_200, timespan: 43_200 * 60 * S },
-    { granularity: 3600 * S, points: 8760, timespan: 8760 * 3600 * S },
-  ],
-  low: [{ granularity: 300 * S, points: 8640, timespan: 8640 * 300 * S }],
+  bench: {
+    definition: [
+      { granularity: S, points: 86_400, timespan: 86_400 * S },
+      { granularity: 60 * S, points: 43_200, timespan: 43_200 * 60 * S },
+      { granularity: 3600 * S, points: 8760, timespan: 8760 * 3600 * S },
+    ],
+    methods: METHODS,
+  },
+  low: { definition: [{ granularity: 300 * S, points: 8640, timespan: 8640 * 300 * S }], methods: METHODS },
+  p60: { definition: [{ granularity: 60 * S, points: 100_000, timespan: 100_000 * 60 * S }], methods: ['mean'] },
 };
 
 async function measure({ metrics, pointsPerPush, pushes, interval, policy, backlog }: Case): Promise<Record<string, string | number>> {
@@ -59,7 +65,8 @@ async function measure({ metrics, pointsPerPush, pushes, interval, policy, backl
   try {
     // Processing runs only between a push and its drain, so each round is timed alone.
     await engine.processor.stop();
-    await engine.index.createPolicy({ name: 'bench', backWindow: 0, definition: POLICIES[policy], aggregationMethods: METHODS });
+    const { definition, methods } = POLICIES[policy];
+    await engine.index.createPolicy({ name: 'bench', backWindow: 0, definition, aggregationMethods: methods });
     const ids: string[] = [];
     for (let i = 0; i < metrics; i++) {
       const m = await engine.index.createMetric({
@@ -100,6 +107,8 @@ async function measure({ metrics, pointsPerPush, pushes, interval, policy, backl
     }
     if (backlog) await drain();
     const measures = metrics * pointsPerPush * pushes;
+    let chunkBytes = 0;
+    for (const { value } of engine.storage.stateChunks.getRange()) chunkBytes += value.length;
     return {
       case: `${metrics} metrics x ${pointsPerPush} points, ${pushes} pushes${backlog ? ' (backlog)' : ''}, ${policy}`,
       'stored measures/s': Math.round(measures / (pushMs / 1000)),
@@ -108,12 +117,15 @@ async function measure({ metrics, pointsPerPush, pushes, interval, policy, backl
       'processing CPU ms': Math.round(processCpu),
       'CPU us per measure': Number(((1000 * processCpu) / measures).toFixed(2)),
       'bytes written per measure': Math.round((bytesWritten(process.pid) - written) / measures),
+      'chunk bytes per measure': Number((chunkBytes / measures).toFixed(3)),
     };
   } finally {
     await engine.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const isPolicy = (name: string): name is Case['policy'] => Object.hasOwn(POLICIES, name);
 
 function caseFromArgs(argv: string[]): Case | null {
   const arg = (name: string) => {
@@ -123,7 +135,7 @@ function caseFromArgs(argv: string[]): Case | null {
   const metrics = arg('metrics');
   if (metrics === undefined) return null;
   const policy = argv.includes('--policy') ? argv[argv.indexOf('--policy') + 1] : 'bench';
-  if (policy !== 'bench' && policy !== 'low') throw new Error(`--policy bench|low, not ${policy}`);
+  if (!isPolicy(policy)) throw new Error(`--policy ${Object.keys(POLICIES).join('|')}, not ${policy}`);
   return { metrics, pointsPerPush: arg('points') ?? 1, pushes: arg('pushes') ?? 5, interval: arg('interval') ?? 1, policy, backlog: argv.includes('--backlog') };
 }
 

@@ -6,7 +6,7 @@
  * once a newer split starts it is sealed into the compressed Arrow form,
  * encoded exactly once.
  */
-import { decodeSplit, encodeCompactSplit, encodeSplit, type SplitColumns } from '../formats/split-codec.js';
+import { compactRowCount, decodeSplit, encodeCompactSplit, encodeSplit, growCompactSplit, type SplitColumns } from '../formats/split-codec.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
 
 export type { SplitColumns };
@@ -366,9 +366,31 @@ export function encodeSealedSplit(key: number, granularity: number, data: SplitC
   return tagged(encodeSplit(key, granularity, data));
 }
 
-/** Rows frozen out of an open split, in the codec's compact form (timestamps counted from `key`). */
-export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns): Buffer {
-  return tagged(encodeCompactSplit(key, granularity, data));
+/**
+ * Rows frozen out of an open split, in the codec's compact form (timestamps
+ * counted from `key`). `earlier`: a stored chunk of the same split (the one
+ * these rows grow, or the one before them), whose column plan the codec
+ * reuses where it holds (see encodeCompactSplit).
+ */
+export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Buffer {
+  const plan = earlier !== undefined && earlier[0] === TAG_SEALED ? earlier.subarray(1) : undefined;
+  return tagged(encodeCompactSplit(key, granularity, data, plan));
+}
+
+/** Rows of a frozen chunk in the compact form, from its header; null for other forms. */
+export function frozenRowCount(chunk: Uint8Array): number | null {
+  return chunk[0] === TAG_SEALED ? compactRowCount(chunk.subarray(1)) : null;
+}
+
+/**
+ * A frozen chunk with `rows` (which follow its rows) appended, its earlier
+ * rows left as stored (see growCompactSplit); null when they must be
+ * encoded whole again.
+ */
+export function growFrozenRows(chunk: Uint8Array, key: number, granularity: number, rows: SplitColumns): Buffer | null {
+  if (chunk[0] !== TAG_SEALED) return null;
+  const grown = growCompactSplit(chunk.subarray(1), key, granularity, rows);
+  return grown === null ? null : tagged(grown);
 }
 
 export function decodeStoredSplit(
@@ -478,8 +500,10 @@ function overlaySplits(existing: SplitColumns, update: SplitColumns): SplitColum
   return { timestamps: ts.subarray(0, n), columns, present };
 }
 
-/** Rows [from, to) of a split. */
+/** Rows [from, to) of a split: views into it, or the split itself when that is every row. */
 export function sliceSplit(data: SplitColumns, from: number, to: number): SplitColumns {
+  // A freeze asks for every row it was given more often than not: a view per column each time cost more than the rest of it.
+  if (from === 0 && to === data.timestamps.length) return data;
   return {
     timestamps: data.timestamps.subarray(from, to),
     columns: data.columns.map((c) => c.subarray(from, to)),

@@ -31,6 +31,8 @@ import {
   decodeStoredSplit,
   encodeFrozenRows,
   encodeRawSplit,
+  frozenRowCount,
+  growFrozenRows,
   isRawSplit,
   mergeIntoRawSplit,
   mergeSplits,
@@ -128,6 +130,24 @@ export function dropOpenSplitChunks(snapshot: SeriesSnapshot, w: RecordWriter, m
 }
 
 /**
+ * The chunk `key` with as many of `rows` (which follow its rows) as it has
+ * room for, and how many. Appended to its stored bytes where the codec can,
+ * else decoded and encoded whole again.
+ */
+function growChunk(chunk: Uint8Array, key: StateChunkKey, granularity: number, rows: SplitColumns, alloc: Float64Alloc): { value: Uint8Array; rows: number } {
+  const held = frozenRowCount(chunk);
+  if (held !== null) {
+    const taken = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - held);
+    const grown = taken > 0 ? growFrozenRows(chunk, key[2], granularity, sliceSplit(rows, 0, taken)) : chunk;
+    if (grown !== null) return { value: grown, rows: taken };
+  }
+  const newest = decodeChunk(chunk, key, rows.columns.length);
+  const taken = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
+  const value = taken > 0 ? encodeFrozenRows(key[2], granularity, concatRows([newest, sliceSplit(rows, 0, taken)], alloc), chunk) : chunk;
+  return { value, rows: taken };
+}
+
+/**
  * Freezes `rows` (which follow every frozen row): into the newest chunk
  * while it is small, else into new ones; the new chunk count and inline
  * chunk. Reads the chunks as stored before `w`'s writes: once per split and
@@ -155,9 +175,7 @@ function freezeRows(
     value = newestKey === undefined ? undefined : snapshot.chunk(newestKey);
   }
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
-    const newest = decodeChunk(value, newestKey, rows.columns.length);
-    from = Math.min(rows.timestamps.length, MAX_CHUNK_ROWS - newest.timestamps.length);
-    if (from > 0) value = encodeFrozenRows(newestKey[2], granularity, concatRows([newest, sliceSplit(rows, 0, from)], alloc));
+    ({ value, rows: from } = growChunk(value, newestKey, granularity, rows, alloc));
   }
   if (open.inline !== undefined) {
     if (from === rows.timestamps.length && value!.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first: newestKey![2], bytes: value! } };
@@ -167,10 +185,13 @@ function freezeRows(
   } else if (from > 0) {
     w.put('chunk', newestKey!, value!);
   }
+  // Each new chunk's plan starts from the chunk before it (of the same series): saves costing its layouts.
+  let before = value;
   for (; from < rows.timestamps.length; from += MAX_CHUNK_ROWS, frozen++) {
     const first = rows.timestamps[from]!;
     const to = Math.min(rows.timestamps.length, from + MAX_CHUNK_ROWS);
-    const bytes = encodeFrozenRows(first, granularity, sliceSplit(rows, from, to));
+    const bytes = encodeFrozenRows(first, granularity, sliceSplit(rows, from, to), before);
+    before = bytes;
     if (frozen === 0 && to === rows.timestamps.length && bytes.length <= INLINE_CHUNK_BYTES) return { frozen, inline: { first, bytes } };
     w.put('chunk', [metricId, granularity, first], bytes);
   }

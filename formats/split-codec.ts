@@ -191,8 +191,20 @@ interface PlannedSplit {
  * each column: its 8n bytes go to `body` from `at` (column j at at + 8nj),
  * or without a body into arrays of their own.
  */
-function planSplit(version: number, data: SplitColumns, body: Uint8Array | null, at: number): PlannedSplit {
-  const { timestamps, columns, present } = data;
+function planSplit(version: number, data: SplitColumns, body: Uint8Array | null, at: number, earlier: ColumnParams[] | null = null): PlannedSplit {
+  checkShapes(data);
+  const header = new ByteWriter();
+  header.u8(version);
+  header.u32(0);
+  header.varint(data.columns.length);
+  const stored = planColumns(data, body, at, earlier).map(({ params, stored }) => {
+    writeParams(header, params);
+    return stored;
+  });
+  return { header, stored };
+}
+
+function checkShapes({ timestamps, columns, present }: SplitColumns): void {
   const n = timestamps.length;
   if (present.length !== columns.length) {
     throw new RangeError(`${columns.length} columns but ${present.length} presence masks`);
@@ -202,15 +214,6 @@ function planSplit(version: number, data: SplitColumns, body: Uint8Array | null,
       throw new RangeError(`column ${j} does not have ${n} rows`);
     }
   }
-  const header = new ByteWriter();
-  header.u8(version);
-  header.u32(0);
-  header.varint(columns.length);
-  const stored = planColumns(data, body, at).map(({ params, stored }) => {
-    writeParams(header, params);
-    return stored;
-  });
-  return { header, stored };
 }
 
 function sealWithCrc(bytes: Uint8Array): Uint8Array {
@@ -247,8 +250,15 @@ function compactBody(size: number): Uint8Array {
   return compactBodyBuffer.subarray(0, size);
 }
 
-/** The same split in format version 2: smaller by Arrow's container, for short runs of rows. */
-export function encodeCompactSplit(key: number, granularity: number, data: SplitColumns): Uint8Array {
+/**
+ * The same split in format version 2: smaller by Arrow's container, for short
+ * runs of rows. `earlier`: an encoded split of the same series (the chunk a
+ * freeze grows, or the one before a new chunk), whose column plan is reused
+ * where it holds for these rows (see planColumns).
+ */
+export function encodeCompactSplit(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Uint8Array {
+  checkShapes(data);
+  const plan = earlier === undefined ? firstRowsPlan(data) : earlierParams(earlier, data.columns.length);
   const n = data.timestamps.length;
   const nullCounts = data.present.map((mask) => (mask === null ? 0 : n - countPresent(mask)));
   const bitmapBytes = (n + 7) >> 3;
@@ -259,7 +269,7 @@ export function encodeCompactSplit(key: number, granularity: number, data: Split
   // returns: one buffer kept for every encode rather than an array per column
   // and their concatenation (a processing thread encodes a chunk per freeze).
   const body = compactBody(size);
-  const { header } = planSplit(COMPACT_FORMAT_VERSION, data, body, 4 * n);
+  const { header } = planSplit(COMPACT_FORMAT_VERSION, data, body, 4 * n, plan);
   timestampSteps(key, granularity, data.timestamps, new Uint32Array(body.buffer, body.byteOffset, n));
   header.varint(n);
   let at = columnsEnd;
@@ -275,6 +285,137 @@ export function encodeCompactSplit(key: number, granularity: number, data: Split
   out.set(head);
   out.set(compressed, head.length);
   return sealWithCrc(out);
+}
+
+/**
+ * Rows of a compact split without an earlier plan whose layouts are costed;
+ * the others are encoded on their plan (see planColumns), as the later
+ * chunks of an open split are on the plan of the chunk before. The first
+ * chunk of a collector's series often holds a backlog of hundreds of rows,
+ * whose costing was most of a processing thread's planning.
+ */
+const PLANNED_ROWS = 64;
+
+/** The plan of the first PLANNED_ROWS rows, or null for fewer rows than that (planned whole). */
+function firstRowsPlan(data: SplitColumns): ColumnParams[] | null {
+  if (data.timestamps.length <= PLANNED_ROWS) return null;
+  const first = {
+    timestamps: data.timestamps.subarray(0, PLANNED_ROWS),
+    columns: data.columns.map((c) => c.subarray(0, PLANNED_ROWS)),
+    present: data.present.map((p) => (p === null ? null : p.subarray(0, PLANNED_ROWS))),
+  };
+  // Their bytes go to the body buffer, which the whole split's then overwrite.
+  return planColumns(first, compactBody(8 * PLANNED_ROWS * data.columns.length), 0, null).map(({ params }) => params);
+}
+
+/** Rows of a compact split, from its header (not checked against its checksum); null for another format version. */
+export function compactRowCount(bytes: Uint8Array): number | null {
+  if (bytes.length < CRC_END || bytes[0] !== COMPACT_FORMAT_VERSION) return null;
+  const header = new HeaderReader(bytes.subarray(CRC_END));
+  const columnCount = header.varint();
+  readAllParams(header, columnCount);
+  return header.varint();
+}
+
+/**
+ * A compact split (`earlier`) with `rows`, which follow its last row,
+ * appended: the bytes encodeCompactSplit(key, granularity, all rows,
+ * earlier) gives, without decoding the earlier rows or planning them
+ * again. Their stored bytes stay as they are; the new rows are checked
+ * against each column's plan and encoded after them. Null when that cannot
+ * be done (a plan that no longer holds, decimal residuals that need more
+ * bits, the plain layout, another format version): encode the rows whole.
+ */
+export function growCompactSplit(earlier: Uint8Array, key: number, granularity: number, rows: SplitColumns): Uint8Array | null {
+  const header = new HeaderReader(readChecked(earlier));
+  if (earlier[0] !== COMPACT_FORMAT_VERSION) return null;
+  const columnCount = header.varint();
+  if (columnCount !== rows.columns.length) throw new CorruptSplitError(`split has ${columnCount} value columns, expected ${rows.columns.length}`);
+  const params = readAllParams(header, columnCount);
+  const paramsEnd = CRC_END + header.offset;
+  checkShapes(rows);
+  const words = rows.columns.map(wordsOf);
+  if (params.some((p) => p.id === RAW) || !derivedStillHold(rows, words, params)) return null;
+  const old = readCompactBody(header, earlier, columnCount);
+  const n = old.n;
+  const m = rows.timestamps.length;
+  const total = n + m;
+  const nullCounts = params.map((_, j) => old.nullCount(j + 1) + (rows.present[j] === null ? 0 : m - countPresent(rows.present[j]!)));
+  const bitmapBytes = (total + 7) >> 3;
+  const columnsEnd = 4 * total + 8 * total * columnCount;
+  let size = columnsEnd;
+  for (const c of nullCounts) if (c > 0) size += bitmapBytes;
+  const body = compactBody(size);
+  const steps = new Uint32Array(body.buffer, body.byteOffset, total);
+  body.set(old.buffer(1));
+  let last = 0;
+  for (let i = 0; i < n; i++) last += steps[i];
+  timestampSteps(key, granularity, rows.timestamps, steps.subarray(n), n === 0 ? undefined : last);
+  for (let j = 0; j < columnCount; j++) {
+    const at = 4 * total + 8 * total * j;
+    const planes = body.subarray(at, at + 8 * total);
+    const p = params[j];
+    if (decodePhase(p) > 0 || p.id === CONSTANT) {
+      planes.fill(0);
+      continue;
+    }
+    const stored = old.buffer(2 * j + 3);
+    for (let k = 0; k < 8; k++) planes.set(stored.subarray(k * n, (k + 1) * n), k * total);
+    const added = grownWords(p, stored, n, old.nullCount(j + 1) > 0 ? presenceMask(old.buffer(2 * j + 2), n) : null, rows.columns[j], words[j], rows.present[j]);
+    if (added === null) return null;
+    byteSplit(added, planes, total, n);
+  }
+  let at = columnsEnd;
+  for (let j = 0; j < columnCount; j++) {
+    if (nullCounts[j] === 0) continue;
+    const bitmap = body.subarray(at, at + bitmapBytes);
+    bitmap.fill(0);
+    const oldBitmap = old.nullCount(j + 1) > 0 ? old.buffer(2 * j + 2) : null;
+    for (let i = 0; i < n; i++) if (oldBitmap === null || (oldBitmap[i >> 3] >> (i & 7)) & 1) bitmap[i >> 3] |= 1 << (i & 7);
+    const mask = rows.present[j];
+    for (let i = 0; i < m; i++) if (mask === null || mask[i] !== 0) bitmap[(n + i) >> 3] |= 1 << ((n + i) & 7);
+    at += bitmapBytes;
+  }
+  const head = new ByteWriter();
+  head.append(earlier.subarray(0, paramsEnd));
+  head.varint(total);
+  for (const c of nullCounts) head.varint(c);
+  const compressed = compressor.compress(body);
+  const headBytes = head.bytes();
+  const out = new Uint8Array(headBytes.length + compressed.length);
+  out.set(headBytes);
+  out.set(compressed, headBytes.length);
+  return sealWithCrc(out);
+}
+
+/**
+ * The words a stored column's plan gives the added rows, from the state its
+ * earlier rows (`stored`, n of them, present per `oldMask`) leave: the last
+ * mantissa for decimal deltas, the last pattern for XOR. Null when the rows
+ * do not fit the plan as stored (see growCompactSplit).
+ */
+function grownWords(
+  params: ColumnParams,
+  stored: Uint8Array,
+  n: number,
+  oldMask: Uint8Array | null,
+  values: Float64Array,
+  bits: Uint32Array,
+  mask: Uint8Array | null,
+): Uint32Array | null {
+  if (params.id === BYTESPLIT) return rawWords(bits, mask);
+  const oldWords = candidateWords('raw', 2 * n);
+  byteJoinPlanes(stored, n, oldWords);
+  if (params.id === XOR) {
+    unXor(oldWords, oldMask);
+    let last = n - 1;
+    while (last >= 0 && !isPresent(oldMask, last)) last--;
+    return last < 0 ? xorWords(bits, mask) : xorWords(bits, mask, oldWords[2 * last], oldWords[2 * last + 1]);
+  }
+  if (params.id !== DELTA) return null;
+  const previous = lastMantissa(oldWords, oldMask, params.residualBits);
+  const decimal = decimalDeltasAt(values, bits, mask, params.decimals, params.decimals, previous, params.residualBits);
+  return decimal === null || decimal.residualBits > params.residualBits ? null : decimal.words;
 }
 
 /**
@@ -327,6 +468,22 @@ function wantedColumns(params: ColumnParams[], only: number | undefined): boolea
   return wanted;
 }
 
+/**
+ * The column parameters in an encoded split's header, or null when it holds
+ * another column count or no readable header. Its checksum is not checked:
+ * a plan is only ever reused after checking it against the rows it encodes.
+ */
+function earlierParams(bytes: Uint8Array, columnCount: number): ColumnParams[] | null {
+  if (bytes.length < CRC_END || (bytes[0] !== FORMAT_VERSION && bytes[0] !== COMPACT_FORMAT_VERSION)) return null;
+  try {
+    const header = new HeaderReader(bytes.subarray(CRC_END));
+    return header.varint() === columnCount ? readAllParams(header, columnCount) : null;
+  } catch (error) {
+    if (error instanceof CorruptSplitError) return null;
+    throw error;
+  }
+}
+
 /** The encoding each value column of an encoded split was stored with. */
 export function splitEncodings(bytes: Uint8Array): ColumnEncoding[] {
   const header = new HeaderReader(readChecked(bytes));
@@ -336,16 +493,20 @@ export function splitEncodings(bytes: Uint8Array): ColumnEncoding[] {
 // ---------------------------------------------------------------------------
 // Timestamps
 
-/** Fills `steps` (as long as `timestamps`). */
-function timestampSteps(key: number, granularity: number, timestamps: Float64Array, steps: Uint32Array): Uint32Array {
+/**
+ * Fills `steps` (as long as `timestamps`). `after`: the offset of a row
+ * before them, whose step the first must then exceed 0 (the first row of a
+ * split may sit at the key).
+ */
+function timestampSteps(key: number, granularity: number, timestamps: Float64Array, steps: Uint32Array, after?: number): Uint32Array {
   if (!(Number.isSafeInteger(granularity) && granularity > 0)) {
     throw new RangeError(`granularity must be a positive integer of microseconds, got ${granularity}`);
   }
-  let previous = 0;
+  let previous = after ?? 0;
   for (let i = 0; i < timestamps.length; i++) {
     const offset = (timestamps[i] - key) / granularity;
     const step = offset - previous;
-    if (!Number.isInteger(offset) || !(step > 0 || (i === 0 && step === 0)) || step >= TWO_32) {
+    if (!Number.isInteger(offset) || !(step > 0 || (i === 0 && after === undefined && step === 0)) || step >= TWO_32) {
       throw new RangeError(
         `timestamp ${timestamps[i]} at row ${i} is not on the ${granularity} µs grid after key ${key} and the previous row`,
       );
@@ -383,17 +544,32 @@ interface ColumnPlan {
  * quotient's operands are never derived themselves, so decoding needs no
  * more than three phases.
  */
-function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): ColumnPlan[] {
+function planColumns(data: SplitColumns, body: Uint8Array | null, at: number, earlier: ColumnParams[] | null): ColumnPlan[] {
   const { columns, present } = data;
   const n = data.timestamps.length;
   // Column j's bytes: in the body, or (a sealed split's Arrow columns) an array of its own.
   const place = (j: number): Uint8Array => (body === null ? new Uint8Array(8 * n) : body.subarray(at + 8 * n * j, at + 8 * n * (j + 1)));
   const zeros = (j: number): Uint8Array => (body === null ? zeroWords(n) : place(j).fill(0));
-  const plans: (ColumnPlan | undefined)[] = columns.map(() => undefined);
   // One view per column for every comparison below: a view per call made
   // most of a short chunk's planning (the quotient search alone tries up to
   // 30 pairs per column).
   const words = columns.map(wordsOf);
+  // An earlier plan whose derived columns hold is kept but for stored
+  // columns that turned constant or no longer fit their layout. When the
+  // rows grew from the earlier ones, that is the plan made afresh but for
+  // the costing of stored columns' layouts (see derivedStillHold and
+  // reusedValues); for the rows after them (a new chunk), what it can miss
+  // is a stored column that became a copy or quotient, a few bytes.
+  if (earlier !== null && derivedStillHold(data, words, earlier)) {
+    return earlier.map((params, j) => {
+      if (decodePhase(params) > 0 || params.id === CONSTANT) return { params, stored: zeros(j) };
+      const constant = constantBits(words[j], present[j]);
+      if (constant !== null) return { params: { id: CONSTANT, lo: constant[0], hi: constant[1] }, stored: zeros(j) };
+      const stored = place(j);
+      return { params: reusedValues(params, columns[j], words[j], present[j], stored) ?? planValues(columns[j], words[j], present[j], stored), stored };
+    });
+  }
+  const plans: (ColumnPlan | undefined)[] = columns.map(() => undefined);
   for (let j = 0; j < columns.length; j++) {
     const constant = constantBits(words[j], present[j]);
     if (constant !== null) {
@@ -427,6 +603,49 @@ function planColumns(data: SplitColumns, body: Uint8Array | null, at: number): C
     const stored = place(j);
     return { params: planValues(columns[j], words[j], present[j], stored), stored };
   });
+}
+
+/**
+ * Whether the constant, copied and quotient columns of an earlier plan still
+ * are for every row. When the rows grew from the earlier ones, the full plan
+ * would then make the same choices: a column that was no constant, copy or
+ * quotient is none with more rows, every earlier candidate that failed
+ * still fails, and the operands' plans are unchanged. So the derived
+ * columns' choices are reused all together or not at all.
+ */
+function derivedStillHold(data: SplitColumns, words: Uint32Array[], earlier: ColumnParams[]): boolean {
+  const { columns, present } = data;
+  for (let j = 0; j < earlier.length; j++) {
+    const p = earlier[j];
+    if (p.id === CONSTANT && !allBits(words[j], present[j], p.lo, p.hi)) return false;
+    if (p.id === SAME && !sameColumn(words[j], present[j], words[p.column], present[p.column])) return false;
+    if (p.id === QUOTIENT && !isQuotient(words[j], present[j], columns[p.dividend], present[p.dividend], columns[p.divisor], present[p.divisor])) return false;
+  }
+  return true;
+}
+
+/**
+ * An earlier plan of a stored column applied to it, its 8n bytes written to
+ * `stored`; null for the plain layout (chosen by trial compressions, for
+ * repeats the next rows may not have) or decimal deltas when no decimals up
+ * to the earlier ones fit. The fewest that fit are taken, as planValues
+ * does (rows grown from the earlier ones fit no fewer than those). What is
+ * not redone is the costing of the other layouts (most of a chunk's
+ * planning): an open split's chunks keep the layout its first chunk chose,
+ * which later rows of the same series rarely overturn, until it is sealed
+ * and planned afresh.
+ */
+function reusedValues(params: ColumnParams, values: Float64Array, bits: Uint32Array, mask: Uint8Array | null, stored: Uint8Array): ColumnParams | null {
+  if (params.id === XOR || params.id === BYTESPLIT) {
+    byteSplit(params.id === XOR ? xorWords(bits, mask) : rawWords(bits, mask), stored);
+    return params;
+  }
+  if (params.id !== DELTA) return null;
+  const decimal = decimalDeltasAt(values, bits, mask, 0, params.decimals);
+  if (decimal === null) return null;
+  byteSplit(decimal.words, stored);
+  const same = decimal.decimals === params.decimals && decimal.residualBits === params.residualBits;
+  return same ? params : { id: DELTA, decimals: decimal.decimals, residualBits: decimal.residualBits };
 }
 
 const BYTESPLIT_PARAMS: ColumnParams = { id: BYTESPLIT };
@@ -752,6 +971,14 @@ function isPresent(mask: Uint8Array | null, i: number): boolean {
   return mask === null || mask[i] !== 0;
 }
 
+/** Whether every present row holds the bit pattern [lo, hi]. */
+function allBits(bits: Uint32Array, mask: Uint8Array | null, lo: number, hi: number): boolean {
+  for (let i = 0; i < bits.length / 2; i++) {
+    if (isPresent(mask, i) && (bits[2 * i] !== lo || bits[2 * i + 1] !== hi)) return false;
+  }
+  return true;
+}
+
 /** The [lo, hi] bit pattern every present row shares, or null. */
 function constantBits(bits: Uint32Array, mask: Uint8Array | null): [number, number] | null {
   let found: [number, number] | null = null;
@@ -833,11 +1060,9 @@ function rawWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
   return out;
 }
 
-/** Gorilla's XOR with the previous present value, on the whole 64-bit pattern. */
-function xorWords(bits: Uint32Array, mask: Uint8Array | null): Uint32Array {
+/** Gorilla's XOR with the previous present value (before the first: [lo, hi]), on the whole 64-bit pattern. */
+function xorWords(bits: Uint32Array, mask: Uint8Array | null, lo = 0, hi = 0): Uint32Array {
   const out = candidateWords('xor', bits.length);
-  let lo = 0;
-  let hi = 0;
   for (let i = 0; i < bits.length / 2; i++) {
     if (!isPresent(mask, i)) {
       out[2 * i] = 0;
@@ -878,6 +1103,23 @@ interface DecimalDeltas {
  * no decimal approaches) does not fit.
  */
 function decimalDeltas(values: Float64Array, bits: Uint32Array, mask: Uint8Array | null): DecimalDeltas | null {
+  return decimalDeltasAt(values, bits, mask, 0, MAX_DECIMALS);
+}
+
+/**
+ * decimalDeltas with the fewest decimals from `least` to `most`; `previous`:
+ * the mantissa before the first row; `residualBits`: the fewest residual
+ * bits to pack with.
+ */
+function decimalDeltasAt(
+  values: Float64Array,
+  bits: Uint32Array,
+  mask: Uint8Array | null,
+  least: number,
+  most: number,
+  previous = 0,
+  residualBits = 0,
+): DecimalDeltas | null {
   const n = values.length;
   candidates.deltas = grown(candidates.deltas, n);
   candidates.residuals = grown(candidates.residuals, n);
@@ -888,8 +1130,8 @@ function decimalDeltas(values: Float64Array, bits: Uint32Array, mask: Uint8Array
     deltas.fill(0);
     residuals.fill(0);
   }
-  for (let decimals = 0; decimals <= MAX_DECIMALS; decimals++) {
-    if (fitDecimals(values, bits, mask, decimals, deltas, residuals)) return packDecimalDeltas(decimals, deltas, residuals);
+  for (let decimals = least; decimals <= most; decimals++) {
+    if (fitDecimals(values, bits, mask, decimals, deltas, residuals, previous)) return packDecimalDeltas(decimals, deltas, residuals, residualBits);
   }
   return null;
 }
@@ -905,9 +1147,9 @@ function fitDecimals(
   decimals: number,
   deltas: Float64Array,
   residuals: Uint16Array,
+  previous: number,
 ): boolean {
   const scale = POW10[decimals];
-  let previous = 0;
   for (let i = 0; i < values.length; i++) {
     if (!isPresent(mask, i)) continue;
     // `+ 0` turns -0 into 0, whose residual from -0 is then too large to pass.
@@ -923,7 +1165,7 @@ function fitDecimals(
   return true;
 }
 
-function packDecimalDeltas(decimals: number, deltas: Float64Array, residuals: Uint16Array): DecimalDeltas | null {
+function packDecimalDeltas(decimals: number, deltas: Float64Array, residuals: Uint16Array, leastResidualBits: number): DecimalDeltas | null {
   let largestDelta = 0;
   let largestResidual = 0;
   for (let i = 0; i < deltas.length; i++) {
@@ -932,7 +1174,7 @@ function packDecimalDeltas(decimals: number, deltas: Float64Array, residuals: Ui
   }
   // MAX_RESIDUAL keeps the residual within the low word, so that decoding
   // needs no floating-point remainder (slow in V8).
-  const residualBits = 32 - Math.clz32(largestResidual);
+  const residualBits = Math.max(leastResidualBits, 32 - Math.clz32(largestResidual));
   const shift = 2 ** residualBits;
   const highShift = 2 ** (32 - residualBits);
   if (largestDelta * shift >= TWO_53) return null;
@@ -972,30 +1214,51 @@ function undoDecimalDeltas(
   }
 }
 
+/** The mantissa of the last present row of a column's decimal delta words. */
+function lastMantissa(bits: Uint32Array, mask: Uint8Array | null, residualBits: number): number {
+  const highShift = 2 ** (32 - residualBits);
+  let m = 0;
+  for (let i = 0; i < bits.length / 2; i++) {
+    if (!isPresent(mask, i)) continue;
+    const low = bits[2 * i] >>> residualBits;
+    const delta = bits[2 * i + 1] * highShift + low;
+    m += low & 1 ? -(delta + 1) / 2 : delta / 2;
+  }
+  return m;
+}
+
 function zigzag(d: number): number {
   return d >= 0 ? 2 * d : -2 * d - 1;
 }
 
-/** The words' bytes into `planes` (8 bytes a word): byte k of every word together. */
-function byteSplit(words: Uint32Array, planes: Uint8Array): void {
+/**
+ * The words' bytes into `planes`: byte k of every word together, plane k
+ * `stride` bytes long (by default as many as words) and the words' bytes
+ * from `from` in each.
+ */
+function byteSplit(words: Uint32Array, planes: Uint8Array, stride = words.length / 2, from = 0): void {
   const n = words.length / 2;
   for (let i = 0; i < n; i++) {
     const lo = words[2 * i];
     const hi = words[2 * i + 1];
-    planes[i] = lo;
-    planes[n + i] = lo >>> 8;
-    planes[2 * n + i] = lo >>> 16;
-    planes[3 * n + i] = lo >>> 24;
-    planes[4 * n + i] = hi;
-    planes[5 * n + i] = hi >>> 8;
-    planes[6 * n + i] = hi >>> 16;
-    planes[7 * n + i] = hi >>> 24;
+    const at = from + i;
+    planes[at] = lo;
+    planes[stride + at] = lo >>> 8;
+    planes[2 * stride + at] = lo >>> 16;
+    planes[3 * stride + at] = lo >>> 24;
+    planes[4 * stride + at] = hi;
+    planes[5 * stride + at] = hi >>> 8;
+    planes[6 * stride + at] = hi >>> 16;
+    planes[7 * stride + at] = hi >>> 24;
   }
 }
 
 function byteJoin(stored: BigUint64Array, words: Uint32Array): void {
-  const planes = new Uint8Array(stored.buffer, stored.byteOffset, stored.byteLength);
-  const n = stored.length;
+  byteJoinPlanes(new Uint8Array(stored.buffer, stored.byteOffset, stored.byteLength), stored.length, words);
+}
+
+/** The n words whose byte planes `planes` holds (byteSplit undone). */
+function byteJoinPlanes(planes: Uint8Array, n: number, words: Uint32Array): void {
   for (let i = 0; i < n; i++) {
     words[2 * i] = planes[i] | (planes[n + i] << 8) | (planes[2 * n + i] << 16) | (planes[3 * n + i] << 24);
     words[2 * i + 1] = planes[4 * n + i] | (planes[5 * n + i] << 8) | (planes[6 * n + i] << 16) | (planes[7 * n + i] << 24);
@@ -1156,13 +1419,19 @@ class ByteWriter {
 
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return;
-    const grown = new Uint8Array(2 * this.buffer.length);
+    const grown = new Uint8Array(2 * Math.max(this.buffer.length, this.length + bytes));
     grown.set(this.buffer);
     this.buffer = grown;
   }
 
   u32(value: number): void {
     for (let k = 0; k < 4; k++) this.u8((value >>> (8 * k)) & 0xff);
+  }
+
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
   }
 
   varint(value: number): void {
