@@ -279,8 +279,12 @@ export function encodeCompactSplit(key: number, granularity: number, data: Split
     validityBitmap(data.present[j]!, body.subarray(at, at + bitmapBytes));
     at += bitmapBytes;
   });
+  return sealCompact(header.bytes(), body);
+}
+
+/** A compact split from its header and its uncompressed body. */
+function sealCompact(head: Uint8Array, body: Uint8Array): Uint8Array {
   const compressed = compressor.compress(body);
-  const head = header.bytes();
   const out = new Uint8Array(head.length + compressed.length);
   out.set(head);
   out.set(compressed, head.length);
@@ -380,12 +384,7 @@ export function growCompactSplit(earlier: Uint8Array, key: number, granularity: 
   head.append(earlier.subarray(0, paramsEnd));
   head.varint(total);
   for (const c of nullCounts) head.varint(c);
-  const compressed = compressor.compress(body);
-  const headBytes = head.bytes();
-  const out = new Uint8Array(headBytes.length + compressed.length);
-  out.set(headBytes);
-  out.set(compressed, headBytes.length);
-  return sealWithCrc(out);
+  return sealCompact(head.bytes(), body);
 }
 
 /**
