@@ -166,7 +166,7 @@ describe('write', () => {
   });
 
   it('refuses a bad metric name on every write of it, beside a series the first write stored', async () => {
-    // A metric slot remembers a name that passed the check, never one that failed it.
+    // A refusal is not remembered as a pass: every write of the bad name is checked again.
     expect((await write('m,host=h f=1 3600000000000')).status).toBe(204);
     for (let round = 0; round < 2; round++) {
       expect((await write(`m,host=h f=2 7200000000000\nm,host=h ${'g'.repeat(300)}=1 7200000000000`)).status).toBe(400);

@@ -81,7 +81,7 @@ describe('prometheus remote write', () => {
     expect(refused.body.description).toMatchObject({ reason: "required key not provided @ data['zone']" });
   });
 
-  // The first write takes the resources it names to be new when the first is (see engine/collector.ts lookUp).
+  // A first write naming resources the route has not seen yet finds each as the index holds it.
   it.each([
     { case: 'a later resource exists: it gets the metric', existing: ['prometheus', { id: 'j@i:2', job: 'j', instance: 'i:2' }], status: 202, cause: undefined },
     { case: 'a later resource is of another type: 409', existing: ['generic', { id: 'j@i:2' }], status: 409, cause: 'Resource already exists' },
