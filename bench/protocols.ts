@@ -25,10 +25,11 @@
  * second of a pair ran ~30% slower here); the summary takes medians.
  *
  * `--warm W` first sends each server W requests of the same shape for other
- * series (a month before the timed points, outside VictoriaMetrics' count
- * window) and waits until ours has processed them: the figures then are those
- * of a server that has been taking pushes, its JIT-compiled code warm, where
- * the default (0) times a server's first seconds.
+ * series on other hosts (a month before the timed points, outside
+ * VictoriaMetrics' count window) and waits until ours has processed them:
+ * the figures then are those of a server that has been taking pushes, its
+ * JIT-compiled code warm, where the default (0) times a server's first
+ * seconds.
  *
  * Prints markdown tables and writes bench/results/protocols.json.
  *
@@ -56,6 +57,8 @@ export interface SeriesSet {
   seed: number;
   /** Seconds since the epoch of every series' first point; T0 unless given. */
   start?: number;
+  /** The hosts' names are `${hosts}-S`; `host` unless given. */
+  hosts?: string;
 }
 
 /** The series-major set of the influx and prom workloads. */
@@ -86,7 +89,7 @@ const REMOTE_WRITE_HEADERS = {
 };
 export const OURS_LINE_WRITE = '/v1/influxdb/write?db=influxdb';
 
-const host = (s: number) => `host-${s}`;
+const host = (s: number, hosts = 'host') => `${hosts}-${s}`;
 const region = (s: number) => `r${s % 10}`;
 
 /** mulberry32: the same walks on every run. */
@@ -129,7 +132,7 @@ function requestRanges(set: SeriesSet): [number, number][] {
 
 export function lineBodies(set: SeriesSet): Buffer[] {
   const values = walk(set);
-  const prefix = Array.from({ length: set.series }, (_, s) => `${set.measurement},host=${host(s)},region=${region(s)} ${set.field}=`);
+  const prefix = Array.from({ length: set.series }, (_, s) => `${set.measurement},host=${host(s, set.hosts)},region=${region(s)} ${set.field}=`);
   return requestRanges(set).map(([from, to]) => {
     const lines: string[] = [];
     for (let k = from; k < to; k++) {
@@ -146,7 +149,7 @@ function remoteWriteBodies(set: SeriesSet): Buffer[] {
     const timeseries = Array.from({ length: set.series }, (_, s) => ({
       labels: [
         { name: '__name__', value: `${set.measurement}_${set.field}` },
-        { name: 'instance', value: host(s) },
+        { name: 'instance', value: host(s, set.hosts) },
         { name: 'job', value: 'bench' },
         { name: 'region', value: region(s) },
       ],
@@ -187,10 +190,14 @@ interface Workload {
   oursMetric(s: number): [type: string, resource: string, metric: string];
 }
 
-/** `requests` requests' worth of `set`'s shape for other series, starting WARM_BEFORE earlier. */
+/**
+ * `requests` requests' worth of `set`'s shape for other series on other
+ * hosts (our resources), so that the timed requests still create theirs,
+ * starting WARM_BEFORE earlier.
+ */
 function warmSet(set: SeriesSet, requests: number): SeriesSet {
   const perSeries = Math.max(1, Math.floor(set.perRequest / set.series));
-  return { ...set, measurement: `warm${set.measurement}`, points: requests * perSeries, seed: set.seed + 100, start: (set.start ?? T0) - WARM_BEFORE };
+  return { ...set, measurement: `warm${set.measurement}`, hosts: 'warm', points: requests * perSeries, seed: set.seed + 100, start: (set.start ?? T0) - WARM_BEFORE };
 }
 
 /** How long before the timed points the warm-up's are (s): outside the window VictoriaMetrics' points are counted in. */
