@@ -373,13 +373,18 @@ export function encodeSealedSplit(key: number, granularity: number, data: SplitC
  * reuses where it holds (see encodeCompactSplit).
  */
 export function encodeFrozenRows(key: number, granularity: number, data: SplitColumns, earlier?: Uint8Array): Buffer {
-  const plan = earlier !== undefined && earlier[0] === TAG_SEALED ? earlier.subarray(1) : undefined;
-  return tagged(encodeCompactSplit(key, granularity, data, plan));
+  return tagged(encodeCompactSplit(key, granularity, data, earlier === undefined ? undefined : codecBytes(earlier)));
+}
+
+/** What the split codec wrote, inside a stored split of that form; undefined for another form (raw rows). */
+function codecBytes(stored: Uint8Array): Uint8Array | undefined {
+  return stored[0] === TAG_SEALED ? stored.subarray(1) : undefined;
 }
 
 /** Rows of a frozen chunk in the compact form, from its header; null for other forms. */
 export function frozenRowCount(chunk: Uint8Array): number | null {
-  return chunk[0] === TAG_SEALED ? compactRowCount(chunk.subarray(1)) : null;
+  const bytes = codecBytes(chunk);
+  return bytes === undefined ? null : compactRowCount(bytes);
 }
 
 /**
@@ -388,8 +393,8 @@ export function frozenRowCount(chunk: Uint8Array): number | null {
  * encoded whole again.
  */
 export function growFrozenRows(chunk: Uint8Array, key: number, granularity: number, rows: SplitColumns): Buffer | null {
-  if (chunk[0] !== TAG_SEALED) return null;
-  const grown = growCompactSplit(chunk.subarray(1), key, granularity, rows);
+  const bytes = codecBytes(chunk);
+  const grown = bytes === undefined ? null : growCompactSplit(bytes, key, granularity, rows);
   return grown === null ? null : tagged(grown);
 }
 
@@ -401,7 +406,8 @@ export function decodeStoredSplit(
   only?: number,
 ): SplitColumns {
   if (bytes[0] === TAG_RAW) return decodeRawRows(bytes, 0, rawLayout(bytes).n, only);
-  if (bytes[0] === TAG_SEALED) return decodeSplit(bytes.subarray(1), key, granularity, ncols, only);
+  const encoded = codecBytes(bytes);
+  if (encoded !== undefined) return decodeSplit(encoded, key, granularity, ncols, only);
   throw new Error(`Unknown split encoding tag ${bytes[0]}`);
 }
 

@@ -187,12 +187,11 @@ interface PlannedSplit {
 }
 
 /**
- * Checks the shapes, writes the header up to the column parameters and plans
- * each column: its 8n bytes go to `body` from `at` (column j at at + 8nj),
- * or without a body into arrays of their own.
+ * Writes the header up to the column parameters and plans each column (of a
+ * split whose shapes are checked): its 8n bytes go to `body` from `at`
+ * (column j at at + 8nj), or without a body into arrays of their own.
  */
 function planSplit(version: number, data: SplitColumns, body: Uint8Array | null, at: number, earlier: ColumnParams[] | null = null): PlannedSplit {
-  checkShapes(data);
   const header = new ByteWriter();
   header.u8(version);
   header.u32(0);
@@ -222,6 +221,7 @@ function sealWithCrc(bytes: Uint8Array): Uint8Array {
 }
 
 export function encodeSplit(key: number, granularity: number, data: SplitColumns): Uint8Array {
+  checkShapes(data);
   const { header, stored } = planSplit(FORMAT_VERSION, data, null, 0);
   const steps = timestampSteps(key, granularity, data.timestamps, new Uint32Array(data.timestamps.length));
   const n = steps.length;
