@@ -26,7 +26,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import { PendingRefs } from './pending-refs.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
-import { RECEIVING_HOLD_MS, takeable, windowCutoff } from './reorder-window.js';
+import { RECEIVING_HOLD_MS, takeable, windowCutoff, worthTaking } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
@@ -151,6 +151,8 @@ export class Processor {
   /** Pushes being handled (see receiving), by number, with when each was received (ms, monotonic): the first is the oldest. */
   private readonly receipts = new Map<number, number>();
   private received = 0;
+  /** When the last record was noted (ms, monotonic). */
+  private newestNoted = -Infinity;
 
   constructor(private readonly options: ProcessorOptions) {}
 
@@ -286,6 +288,7 @@ export class Processor {
     const held = this.held.get(shard);
     if (held === undefined) return;
     const notedAt = performance.now();
+    this.newestNoted = notedAt;
     held.live.set(seq, notedAt);
     this.pending.add(seq, notedAt, entries);
     this.schedule(0);
@@ -535,7 +538,10 @@ export class Processor {
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
     // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
     const due = this.oldestNoted() <= cutoff || this.hurrying();
-    while (due && this.running < parallelism) {
+    // One batch more than the workers: a worker done with its batch starts the
+    // queued one at once, instead of idling while this thread hears of the
+    // result and plans the next (a fifth of a backlog's tail, session 21).
+    while (due && this.running < parallelism + 1) {
       const batch = this.nextBatch(batchSize, cutoff);
       if (batch.length === 0) break;
       this.dispatch(batch, cutoff).catch((err: unknown) => this.options.onError?.(err));
@@ -544,8 +550,12 @@ export class Processor {
     if (this.pending.size === 0 && settleAt === undefined) return;
     // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
     let wait = this.pending.size === 0 ? Infinity : intervalMs;
-    const leaves = this.oldestNoted() + window - performance.now();
-    if (leaves > 0 && leaves !== Infinity) wait = Math.min(wait, Math.ceil(leaves));
+    // Or, for the metrics waiting for their newest pushes (worthTaking), when the newest leaves it.
+    const now = performance.now();
+    for (const noted of [this.oldestNoted(), this.newestNoted]) {
+      const leaves = noted + window - now;
+      if (leaves > 0 && leaves !== Infinity) wait = Math.min(wait, Math.ceil(leaves));
+    }
     if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - performance.now())));
     this.schedule(wait);
   }
@@ -586,13 +596,14 @@ export class Processor {
     const window = this.options.reorderWindowMs ?? 0;
     const refs = this.pending.window(metricId);
     const { incoming } = this.options.drivers;
-    if (!incoming.shared) return takeable(refs, cutoff, window);
+    if (!incoming.shared) return worthTaking(refs, takeable(refs, cutoff, window), cutoff, window);
     const held = this.held.get(incoming.shardOf(metricId));
     const followed = held?.cursor ?? -Infinity;
-    let taken = takeable(refs, cutoff, window, followed);
+    const taken = takeable(refs, cutoff, window, followed);
     const hurry = Math.min(held?.hurry ?? 0, followed);
-    while (taken < refs.length && refs[taken]!.seq <= hurry) taken++;
-    return taken;
+    let hurried = taken;
+    while (hurried < refs.length && refs[hurried]!.seq <= hurry) hurried++;
+    return hurried > taken ? hurried : worthTaking(refs, taken, cutoff, window);
   }
 
   /** Whether a held shard still has records up to its hurry; forgets the hurries done. */

@@ -215,10 +215,16 @@ describe('shard leases', () => {
       const run = inlineRunner(engine.drivers);
       let unstick: (() => void) | undefined;
       const stuckUntil = stuck ? new Promise<void>((resolve) => (unstick = resolve)) : undefined;
+      // One worker: its batches run one after another (the processor queues one more than its workers).
+      let worker: Promise<unknown> = Promise.resolve();
       const holder = new Processor({
         drivers: { ...engine.drivers, incoming: sharedLog(), coordinator },
         index: engine.index,
-        runner: async (jobs, lease) => (await stuckUntil, await new Promise((resolve) => setTimeout(resolve, batchMs)), run(jobs, lease)),
+        runner: (jobs, lease) => {
+          const batch = worker.then(async () => (await stuckUntil, await new Promise((resolve) => setTimeout(resolve, batchMs)), run(jobs, lease)));
+          worker = batch.catch(() => undefined);
+          return batch;
+        },
         parallelism: 1,
         intervalMs: 1e9,
         batchSize: holderBatchSize,

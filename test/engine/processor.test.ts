@@ -54,6 +54,20 @@ describe('the reorder window', () => {
     expect(await counted(metric)).toBe(2);
   });
 
+  it('updates a metric pushed to every few ms once per several pushes, not once per push', async () => {
+    const metric = await start(100);
+    let updates = 0;
+    engine.activity.onBatch(({ metrics }) => (updates += metrics));
+    for (let second = 1; second <= 20; second++) {
+      await push(metric, second);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await engine.processor.drained();
+    expect(await counted(metric)).toBe(20);
+    // Eager rounds (every 10 ms here) took about one push each once the first had waited the window.
+    expect(updates).toBeLessThanOrEqual(5);
+  });
+
   it('is bypassed by a refresh', async () => {
     const metric = await start(60_000);
     await push(metric, 1);

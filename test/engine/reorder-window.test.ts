@@ -2,7 +2,7 @@
 // round may take, and the cutoff that pushes still being handled move back.
 // Times are ms; a push's points are given as [oldest, newest] timestamps.
 import { describe, expect, it } from 'vitest';
-import { RECEIVING_HOLD_MS, takeable, windowCutoff, type WindowRef } from '../../engine/reorder-window.js';
+import { PATIENCE_WINDOWS, RECEIVING_HOLD_MS, takeable, windowCutoff, worthTaking, type WindowRef } from '../../engine/reorder-window.js';
 import { prng } from '../reliability/harness.js';
 
 const W = 100;
@@ -41,6 +41,23 @@ describe('takeable', () => {
   });
 });
 
+describe('worthTaking', () => {
+  const P = PATIENCE_WINDOWS * W;
+  it.each<[string, WindowRef[], number, number]>([
+    ['every push takeable: all go', refs([10, 800], [11, 850]), 2, 2],
+    ['none takeable: none go', refs([10, 950]), 0, 0],
+    ['a newer push still in the window: the older ones wait for it', refs([10, 800], [11, 950]), 1, 0],
+    ['...until the oldest was noted the patience before the cutoff', refs([10, NOW - W - P], [11, 950]), 1, 1],
+    ['...not a moment sooner', refs([10, NOW - W - P + 1], [11, 950]), 1, 0],
+  ])('%s', (_name, pending, taken, worth) => {
+    expect(worthTaking(pending, taken, NOW - W, W)).toBe(worth);
+  });
+
+  it('without a window, takes what takeable gives', () => {
+    expect(worthTaking(refs([10, 990], [11, 995]), 1, NOW, 0)).toBe(1);
+  });
+});
+
 describe('windowCutoff', () => {
   it.each<[string, number, number, number]>([
     ['no push being handled: the window back from now', W, Infinity, NOW - W],
@@ -60,6 +77,8 @@ interface Simulated {
   /** The longest a push waited, ms. */
   longestWait: number;
   taken: number;
+  /** Rounds that took something: the metric's updates. */
+  updates: number;
 }
 
 /**
@@ -68,18 +87,20 @@ interface Simulated {
  * others; rounds every `interval` ms take what takeable allows, as the
  * processor does.
  */
-function simulate(seed: number, n: number, spread: number, gap: number, interval: number): Simulated {
+function simulate(seed: number, n: number, spread: number, gap: number, interval: number, patient = false): Simulated {
   const next = prng(seed);
   const keys = Array.from({ length: n }, (_, t) => t + spread * next());
   const order = Array.from({ length: n }, (_, t) => t).sort((a, b) => keys[a]! - keys[b]!);
   const noted = order.map((t, i) => ({ seq: i + 1, oldest: t, newest: t, notedAt: i * gap + gap * next() }));
   let pending: WindowRef[] = [];
   let at = 0;
-  const result: Simulated = { unclean: 0, uncleanEarly: 0, longestWait: 0, taken: 0 };
+  const result: Simulated = { unclean: 0, uncleanEarly: 0, longestWait: 0, taken: 0, updates: 0 };
   for (let now = 0; at < noted.length || pending.length > 0; now += interval) {
     while (at < noted.length && noted[at]!.notedAt <= now) pending.push(noted[at++]!);
-    const taken = takeable(pending, now - W, W);
+    const takeableNow = takeable(pending, now - W, W);
+    const taken = patient ? worthTaking(pending, takeableNow, now - W, W) : takeableNow;
     if (taken === 0) continue;
+    result.updates++;
     const batch = pending.slice(0, taken);
     pending = pending.slice(taken);
     result.taken += taken;
@@ -104,6 +125,23 @@ describe('a metric whose pushes overtake each other', () => {
       expect(taken, `seed ${seed}`).toBe(500);
       expect(uncleanEarly, `seed ${seed}`).toBe(0);
       expect(longestWait, `seed ${seed}`).toBeLessThanOrEqual(2 * W + 10);
+    }
+  });
+});
+
+describe('a metric pushed to every few ms, its rounds patient (worthTaking)', () => {
+  it.each([
+    ['one push every 5 ms, in order', 1, 5],
+    ['8 in flight, a push every 5 ms', 8, 5],
+    ['8 in flight, a push every 30 ms', 8, 30],
+  ])('%s: fewer updates, every push taken within the patience, none left behind early', (_name, spread, gap) => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const eager = simulate(seed, 500, spread, gap, 10);
+      const patient = simulate(seed, 500, spread, gap, 10, true);
+      expect(patient.taken, `seed ${seed}`).toBe(500);
+      expect(patient.uncleanEarly, `seed ${seed}`).toBe(0);
+      expect(patient.longestWait, `seed ${seed}`).toBeLessThanOrEqual((2 + PATIENCE_WINDOWS) * W + 10);
+      expect(patient.updates, `seed ${seed}`).toBeLessThan(eager.updates / 2);
     }
   });
 });
