@@ -26,7 +26,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import { PendingRefs } from './pending-refs.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
-import { RECEIVING_HOLD_MS, takeable, windowCutoff, worthTaking } from './reorder-window.js';
+import { PATIENCE_WINDOWS, RECEIVING_HOLD_MS, takeable, windowCutoff, worthSweeping, worthTaking } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
@@ -151,7 +151,7 @@ export class Processor {
   /** Pushes being handled (see receiving), by number, with when each was received (ms, monotonic): the first is the oldest. */
   private readonly receipts = new Map<number, number>();
   private received = 0;
-  /** When the last record was noted (ms, monotonic). */
+  /** When the last record was noted (ms, monotonic), whether still pending or not. */
   private newestNoted = -Infinity;
 
   constructor(private readonly options: ProcessorOptions) {}
@@ -536,8 +536,7 @@ export class Processor {
     // Spread the backlog over every worker rather than filling one batch.
     const free = Math.max(1, parallelism - this.running);
     const batchSize = Math.min(this.options.batchSize, Math.max(1, Math.ceil(this.pending.size / free)));
-    // No record has waited the window nor is hurried: no metric can be taken, spare the sweep over them all.
-    const due = this.oldestNoted() <= cutoff || this.hurrying();
+    const due = worthSweeping(this.oldestNoted(), this.newestNoted, cutoff, window) || this.hurrying();
     // One batch more than the workers: a worker done with its batch starts the
     // queued one at once, instead of idling while this thread hears of the
     // result and plans the next (a fifth of a backlog's tail, session 21).
@@ -548,13 +547,11 @@ export class Processor {
     }
     const settleAt = this.settle();
     if (this.pending.size === 0 && settleAt === undefined) return;
-    // Come back when the oldest waiting push leaves the window, if that is sooner than the interval.
+    // Come back when a sweep becomes worth it (worthSweeping), if that is sooner than the interval.
     let wait = this.pending.size === 0 ? Infinity : intervalMs;
-    // Or, for the metrics waiting for their newest pushes (worthTaking), when the newest leaves it.
     const now = performance.now();
-    for (const noted of [this.oldestNoted(), this.newestNoted]) {
-      const leaves = noted + window - now;
-      if (leaves > 0 && leaves !== Infinity) wait = Math.min(wait, Math.ceil(leaves));
+    for (const opens of [this.newestNoted + window, this.oldestNoted() + (1 + PATIENCE_WINDOWS) * window]) {
+      if (opens > now && opens !== Infinity) wait = Math.min(wait, Math.ceil(opens - now));
     }
     if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - performance.now())));
     this.schedule(wait);

@@ -116,6 +116,18 @@ export function worthTaking(refs: readonly WindowRef[], taken: number, cutoff: n
 }
 
 /**
+ * Whether any metric may be worth taking at `cutoff` (worthTaking), from
+ * when the oldest and the newest record still pending were noted: every
+ * record has left the window, or the oldest has waited the patience past
+ * it. Otherwise a round spares the sweep over every pending metric, which
+ * would find each waiting for its newest pushes: a time-major backlog is
+ * 10,000 of them, and a round comes with every push.
+ */
+export function worthSweeping(oldestNoted: number, newestNoted: number, cutoff: number, windowMs: number): boolean {
+  return newestNoted <= cutoff || oldestNoted <= cutoff - PATIENCE_WINDOWS * windowMs;
+}
+
+/**
  * The longest prefix of at most `taken` refs whose points are all no later
  * than any point after it; `left` is the oldest point of refs[taken..].
  */

@@ -2,7 +2,7 @@
 // round may take, and the cutoff that pushes still being handled move back.
 // Times are ms; a push's points are given as [oldest, newest] timestamps.
 import { describe, expect, it } from 'vitest';
-import { PATIENCE_WINDOWS, RECEIVING_HOLD_MS, takeable, windowCutoff, worthTaking, type WindowRef } from '../../engine/reorder-window.js';
+import { PATIENCE_WINDOWS, RECEIVING_HOLD_MS, takeable, windowCutoff, worthSweeping, worthTaking, type WindowRef } from '../../engine/reorder-window.js';
 import { prng } from '../reliability/harness.js';
 
 const W = 100;
@@ -55,6 +55,19 @@ describe('worthTaking', () => {
 
   it('without a window, takes what takeable gives', () => {
     expect(worthTaking(refs([10, 990], [11, 995]), 1, NOW, 0)).toBe(1);
+  });
+});
+
+describe('worthSweeping', () => {
+  const P = PATIENCE_WINDOWS * W;
+  const CUTOFF = NOW - W;
+  it.each<[string, number, number, boolean]>([
+    ['every record has left the window', CUTOFF - 50, CUTOFF, true],
+    ['the newest is in the window, the oldest waited less than the patience', CUTOFF - P + 1, CUTOFF + 1, false],
+    ['the newest is in the window, the oldest waited the patience', CUTOFF - P, CUTOFF + 1, true],
+    ['nothing pending', Infinity, -Infinity, true],
+  ])('%s', (_name, oldest, newest, due) => {
+    expect(worthSweeping(oldest, newest, CUTOFF, W)).toBe(due);
   });
 });
 
