@@ -116,12 +116,14 @@ export function worthTaking(refs: readonly WindowRef[], taken: number, cutoff: n
 }
 
 /**
- * Whether any metric may be worth taking at `cutoff` (worthTaking), from
- * when the oldest and the newest record still pending were noted: every
- * record has left the window, or the oldest has waited the patience past
- * it. Otherwise a round spares the sweep over every pending metric, which
- * would find each waiting for its newest pushes: a time-major backlog is
- * 10,000 of them, and a round comes with every push.
+ * Whether a round at `cutoff` sweeps the pending metrics for those worth
+ * taking, from when the oldest record still pending and the last record
+ * were noted: once every record has left the window, or the oldest has
+ * waited the patience past it. A metric whose pushes have all left the
+ * window may so wait for others' newer pushes, up to the same patience.
+ * Sweeping at every round (one comes with each push) cost the main thread
+ * a sweep over all 10,000 metrics of a time-major backlog per push, each
+ * found waiting for its newest pushes.
  */
 export function worthSweeping(oldestNoted: number, newestNoted: number, cutoff: number, windowMs: number): boolean {
   return newestNoted <= cutoff || oldestNoted <= cutoff - PATIENCE_WINDOWS * windowMs;
