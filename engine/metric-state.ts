@@ -131,6 +131,13 @@ export function lastSeqOf(bytes: Buffer): number {
 }
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
+  const out = Buffer.allocUnsafe(metricStateSize(state));
+  writeMetricState(state, columnCount, out, 0);
+  return out;
+}
+
+/** Bytes of the state encoded. */
+export function metricStateSize(state: MetricState): number {
   const n = state.tail.timestamps.length;
   let size = 12 + varuintSize(n) + varuintSize(state.tailFrozen) + 16 * n;
   for (const { open, oldestSealedKey } of state.granularities) {
@@ -139,13 +146,22 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
     size += 8 + varuintSize(open.raw.length) + varuintSize(open.frozen) + open.raw.length;
     if (open.inline !== undefined) size += varuintSize(open.inline.bytes.length) + 8 + open.inline.bytes.length;
   }
-  const out = Buffer.allocUnsafe(size);
-  out[0] = METRIC_STATE_VERSION;
-  out[1] = state.granularities.length;
-  out[2] = columnCount;
-  out[3] = 0;
-  out.writeDoubleLE(state.lastSeq, 4);
-  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, 12));
+  return size;
+}
+
+/**
+ * Encodes the state into `out` from `at` (metricStateSize bytes); the
+ * position after it. Into a buffer shared by a batch's states: a Buffer
+ * per state lived as long as its batch, as an object each.
+ */
+export function writeMetricState(state: MetricState, columnCount: number, out: Buffer, start: number): number {
+  const n = state.tail.timestamps.length;
+  out[start] = METRIC_STATE_VERSION;
+  out[start + 1] = state.granularities.length;
+  out[start + 2] = columnCount;
+  out[start + 3] = 0;
+  out.writeDoubleLE(state.lastSeq, start + 4);
+  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, start + 12));
   at = putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
   for (const { granularity, open, oldestSealedKey } of state.granularities) {
     const inline = open?.inline;
@@ -163,7 +179,7 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
       at += inline.bytes.length;
     }
   }
-  return out;
+  return at;
 }
 
 function nullable(v: number): number | null {
