@@ -259,18 +259,11 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
 
 /** The state; its open splits are views into `bytes`. */
 export function decodeMetricState(bytes: Buffer): MetricState {
+  if (bytes[0] === METRIC_STATE_VERSION) return decodeCompact(bytes);
   const header = headerOf(bytes);
-  const { n, tailAt } = header;
-  // Value by value: byte views would first move a tail of a few points off the heap.
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
-    values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
-  }
   return {
     lastSeq: lastSeqOf(bytes),
-    tail: { timestamps, values },
+    tail: tailOf(bytes, header.n, header.tailAt),
     tailFrozen: header.tailFrozen,
     granularities: entries(bytes, header).map((e) => ({
       granularity: e.granularity,
@@ -278,6 +271,76 @@ export function decodeMetricState(bytes: Buffer): MetricState {
       oldestSealedKey: e.oldestSealedKey,
     })),
   };
+}
+
+function tailOf(bytes: Buffer, n: number, tailAt: number): Series {
+  // Value by value: byte views would first move a tail of a few points off the heap.
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
+    values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
+  }
+  return { timestamps, values };
+}
+
+/** Where the count `countAt` last read ends: a second result without an object per read (a state's decode reads two, and two or three per granularity). */
+let countEnd = 0;
+
+function countAt(bytes: Uint8Array, at: number): number {
+  const first = bytes[at];
+  if (first !== undefined && first < 0x80) {
+    countEnd = at + 1;
+    return first;
+  }
+  const read = readCount(bytes, at);
+  countEnd = read.next;
+  return read.value;
+}
+
+/** Bytes of the state as a plain view: cheaper to make than a Buffer's subarray, made for every open split of every update. */
+function viewOf(bytes: Buffer, at: number, length: number): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+}
+
+/**
+ * A version 4 state, read in one pass without an object per header or
+ * count: processing decodes a state per metric update.
+ */
+function decodeCompact(bytes: Buffer): MetricState {
+  const n = countAt(bytes, 12);
+  const tailFrozen = countAt(bytes, countEnd);
+  const tail = tailOf(bytes, n, countEnd);
+  let at = countEnd + 16 * n;
+  const granularities: GranularityState[] = new Array(bytes[1]!);
+  for (let g = 0; g < granularities.length; g++) {
+    const granularity = bytes.readDoubleLE(at);
+    const flags = bytes[at + 8]!;
+    at += 9;
+    const key = flags & Flag.Open ? bytes.readDoubleLE(at) : null;
+    if (key !== null) at += 8;
+    const oldestSealedKey = flags & Flag.OldestSealed ? bytes.readDoubleLE(at) : null;
+    if (oldestSealedKey !== null) at += 8;
+    let open: OpenSplit | null = null;
+    if (key !== null) {
+      const length = countAt(bytes, at);
+      const frozen = countAt(bytes, countEnd);
+      at = countEnd;
+      let inline: InlineChunk | undefined;
+      let inlineLength = 0;
+      if (flags & Flag.Inline) {
+        inlineLength = countAt(bytes, at);
+        const first = bytes.readDoubleLE(countEnd);
+        at = countEnd + 8;
+        inline = { first, bytes: viewOf(bytes, at + length, inlineLength) };
+      }
+      // As the fixed versions: an open split without rows is none.
+      if (length > 0) open = { key, raw: viewOf(bytes, at, length), frozen, inline: inlineLength === 0 ? undefined : inline };
+      at += length + inlineLength;
+    }
+    granularities[g] = { granularity, open, oldestSealedKey };
+  }
+  return { lastSeq: bytes.readDoubleLE(4), tail, tailFrozen, granularities };
 }
 
 /** The open split of one granularity (its inline rows are views into `bytes`), without decoding the rest. */

@@ -48,7 +48,15 @@ function asVersion(version: 2 | 3, st: MetricState, columns: number): Buffer {
   return Buffer.concat(parts);
 }
 
-const plain = (s: MetricState) => JSON.parse(JSON.stringify(s, (_k, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Uint8Array)] : v)));
+/** The state as plain values: byte arrays as their bytes, whichever class of view holds them (a Buffer or a plain Uint8Array). */
+const plain = (s: MetricState) =>
+  JSON.parse(
+    JSON.stringify(s, function (this: Record<string, unknown>, k: string, v: unknown) {
+      // The holder's own value: a Buffer has become its toJSON() by now.
+      const original = this[k];
+      return ArrayBuffer.isView(original) ? [...(original as Uint8Array)] : v;
+    }),
+  );
 
 describe('metric state', () => {
   it.each([
