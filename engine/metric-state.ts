@@ -257,9 +257,14 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
   return { key: e.key, raw: bytes.subarray(e.offset, end), frozen: e.frozen, inline };
 }
 
-/** The state; its open splits are views into `bytes`. */
-export function decodeMetricState(bytes: Buffer): MetricState {
-  if (bytes[0] === METRIC_STATE_VERSION) return decodeCompact(bytes);
+/**
+ * The state in bytes `start` to `end` of `bytes` (all of them by default);
+ * its open splits are views into `bytes`. A range rather than a view of it:
+ * processing decodes each state of a batch out of one buffer.
+ */
+export function decodeMetricState(all: Buffer, start = 0, end = all.length): MetricState {
+  if (all[start] === METRIC_STATE_VERSION) return decodeCompact(all, start);
+  const bytes = start === 0 && end === all.length ? all : all.subarray(start, end);
   const header = headerOf(bytes);
   return {
     lastSeq: lastSeqOf(bytes),
@@ -304,15 +309,15 @@ function viewOf(bytes: Buffer, at: number, length: number): Uint8Array {
 }
 
 /**
- * A version 4 state, read in one pass without an object per header or
- * count: processing decodes a state per metric update.
+ * A version 4 state starting at `start`, read in one pass without an
+ * object per header or count: processing decodes a state per metric update.
  */
-function decodeCompact(bytes: Buffer): MetricState {
-  const n = countAt(bytes, 12);
+function decodeCompact(bytes: Buffer, start: number): MetricState {
+  const n = countAt(bytes, start + 12);
   const tailFrozen = countAt(bytes, countEnd);
   const tail = tailOf(bytes, n, countEnd);
   let at = countEnd + 16 * n;
-  const granularities: GranularityState[] = new Array(bytes[1]!);
+  const granularities: GranularityState[] = new Array(bytes[start + 1]!);
   for (let g = 0; g < granularities.length; g++) {
     const granularity = bytes.readDoubleLE(at);
     const flags = bytes[at + 8]!;
@@ -340,7 +345,7 @@ function decodeCompact(bytes: Buffer): MetricState {
     }
     granularities[g] = { granularity, open, oldestSealedKey };
   }
-  return { lastSeq: bytes.readDoubleLE(4), tail, tailFrozen, granularities };
+  return { lastSeq: bytes.readDoubleLE(start + 4), tail, tailFrozen, granularities };
 }
 
 /** The open split of one granularity (its inline rows are views into `bytes`), without decoding the rest. */

@@ -200,7 +200,7 @@ class StoredStates {
   decode(i: number): MetricState | null {
     const start = this.starts[i]!;
     const end = this.starts[i + 1]!;
-    return end === start ? null : decodeMetricState(this.bytes.subarray(start, end));
+    return end === start ? null : decodeMetricState(this.bytes, start, end);
   }
 }
 

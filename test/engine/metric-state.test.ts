@@ -83,6 +83,16 @@ describe('metric state', () => {
     expect(plain(decodeMetricState(asVersion(3, state(3, 1), 1)))).toEqual(plain(state(3, 1)));
   });
 
+  it.each([
+    ['format 7', (st: MetricState) => encodeMetricState(st, 1)],
+    ['format 3 to 6', (st: MetricState) => asVersion(3, st, 1)],
+  ])('reads a %s state among other bytes, as processing reads a batch\'s states out of one buffer', (_name, encode) => {
+    const st = state(1, 2, { first: 5 * G, bytes: Buffer.of(9, 8, 7) });
+    const alone = encode(st);
+    const among = Buffer.concat([Buffer.from([0xff, 4, 3]), alone, Buffer.from([4, 0xee])]);
+    expect(plain(decodeMetricState(among, 3, 3 + alone.length))).toEqual(plain(decodeMetricState(alone)));
+  });
+
   it('takes fewer bytes than format 3 to 6 took for the same state', () => {
     // Headers: 14 + 19 (an open split, no sealed one) + 17 (a sealed split, no open one) where format 3 took 20 + 2 x 32.
     expect(asVersion(3, state(3, 1), 1).length - encodeMetricState(state(3, 1), 1).length).toBe(84 - 50);
