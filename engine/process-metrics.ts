@@ -305,20 +305,22 @@ function planUpdate(snapshot: SeriesSnapshot, batch: JobBatch, i: number, stored
     setResult(results, i, consumed, state.lastSeq, mostLooseRows(state.granularities));
     return;
   }
-  let next = state;
   // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
-  const tail = received === null ? null : readTail(snapshot, metricId, state, scratch.take);
-  const update = tail === null ? null : computeUpdate(policy, stored === null ? null : tail.tail, received!, scratch.take);
-  if (tail !== null && update !== null) {
-    const granularities: GranularityState[] = new Array(update.granularities.length);
-    for (let k = 0; k < granularities.length; k++) {
-      const g = update.granularities[k]!;
-      const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
-      applyGranularity(snapshot, writes, metricId, ncols, gs, g);
-      granularities[k] = gs;
+  let next = state;
+  if (received !== null) {
+    const tail = readTail(snapshot, metricId, state, scratch.take);
+    const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
+    if (update !== null) {
+      const granularities: GranularityState[] = new Array(update.granularities.length);
+      for (let k = 0; k < granularities.length; k++) {
+        const g = update.granularities[k]!;
+        const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
+        applyGranularity(snapshot, writes, metricId, ncols, gs, g);
+        granularities[k] = gs;
+      }
+      const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
+      next = { tail: newTail.tail, tailFrozen: newTail.tailFrozen, granularities, lastSeq };
     }
-    const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
-    next = { tail: newTail.tail, tailFrozen: newTail.tailFrozen, granularities, lastSeq };
   }
   next.lastSeq = lastSeq;
   writes.putState(next, ncols);
