@@ -125,9 +125,10 @@ function keyFunction(grouping: Grouping): KeyOf {
   };
 }
 
-/** Contiguous groups: group g spans values[bounds[g], bounds[g + 1]). */
+/** Contiguous groups: group g (of keys.length) spans values[bounds[g], bounds[g + 1]). */
 interface Groups {
   keys: Float64Array;
+  /** Past keys.length + 1, what follows is unused (no view cut to size: groups are made per granularity of every metric update). */
   bounds: Uint32Array;
   values: Float64Array;
   sorted?: Float64Array;
@@ -167,7 +168,7 @@ function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, cap
     }
   }
   bounds[count] = n;
-  return { keys: count === keys.length ? keys : keys.subarray(0, count), bounds: bounds.subarray(0, count + 1), values };
+  return { keys: count === keys.length ? keys : keys.subarray(0, count), bounds, values };
 }
 
 function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
@@ -180,8 +181,8 @@ function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
 function sortedWithinGroups(groups: Groups): Float64Array {
   if (groups.sorted) return groups.sorted;
   const sorted = groups.values.slice();
-  const { bounds } = groups;
-  for (let g = 0; g + 1 < bounds.length; g++) {
+  const { keys, bounds } = groups;
+  for (let g = 0; g < keys.length; g++) {
     const lo = bounds[g]!;
     const hi = bounds[g + 1]!;
     if (hi - lo === 2) {

@@ -131,6 +131,13 @@ export function lastSeqOf(bytes: Buffer): number {
 }
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
+  const out = Buffer.allocUnsafe(metricStateSize(state));
+  writeMetricState(state, columnCount, out, 0);
+  return out;
+}
+
+/** Bytes of the state encoded. */
+export function metricStateSize(state: MetricState): number {
   const n = state.tail.timestamps.length;
   let size = 12 + varuintSize(n) + varuintSize(state.tailFrozen) + 16 * n;
   for (const { open, oldestSealedKey } of state.granularities) {
@@ -139,13 +146,22 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
     size += 8 + varuintSize(open.raw.length) + varuintSize(open.frozen) + open.raw.length;
     if (open.inline !== undefined) size += varuintSize(open.inline.bytes.length) + 8 + open.inline.bytes.length;
   }
-  const out = Buffer.allocUnsafe(size);
-  out[0] = METRIC_STATE_VERSION;
-  out[1] = state.granularities.length;
-  out[2] = columnCount;
-  out[3] = 0;
-  out.writeDoubleLE(state.lastSeq, 4);
-  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, 12));
+  return size;
+}
+
+/**
+ * Encodes the state into `out` from `at` (metricStateSize bytes); the
+ * position after it. Into a buffer shared by a batch's states: a Buffer
+ * per state lived as long as its batch, as an object each.
+ */
+export function writeMetricState(state: MetricState, columnCount: number, out: Buffer, start: number): number {
+  const n = state.tail.timestamps.length;
+  out[start] = METRIC_STATE_VERSION;
+  out[start + 1] = state.granularities.length;
+  out[start + 2] = columnCount;
+  out[start + 3] = 0;
+  out.writeDoubleLE(state.lastSeq, start + 4);
+  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, start + 12));
   at = putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
   for (const { granularity, open, oldestSealedKey } of state.granularities) {
     const inline = open?.inline;
@@ -163,7 +179,7 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
       at += inline.bytes.length;
     }
   }
-  return out;
+  return at;
 }
 
 function nullable(v: number): number | null {
@@ -241,20 +257,18 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
   return { key: e.key, raw: bytes.subarray(e.offset, end), frozen: e.frozen, inline };
 }
 
-/** The state; its open splits are views into `bytes`. */
-export function decodeMetricState(bytes: Buffer): MetricState {
+/**
+ * The state in bytes `start` to `end` of `bytes` (all of them by default);
+ * its open splits are views into `bytes`. A range rather than a view of it:
+ * processing decodes each state of a batch out of one buffer.
+ */
+export function decodeMetricState(all: Buffer, start = 0, end = all.length): MetricState {
+  if (all[start] === METRIC_STATE_VERSION) return decodeCompact(all, start);
+  const bytes = start === 0 && end === all.length ? all : all.subarray(start, end);
   const header = headerOf(bytes);
-  const { n, tailAt } = header;
-  // Value by value: byte views would first move a tail of a few points off the heap.
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
-    values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
-  }
   return {
     lastSeq: lastSeqOf(bytes),
-    tail: { timestamps, values },
+    tail: tailOf(bytes, header.n, header.tailAt),
     tailFrozen: header.tailFrozen,
     granularities: entries(bytes, header).map((e) => ({
       granularity: e.granularity,
@@ -262,6 +276,76 @@ export function decodeMetricState(bytes: Buffer): MetricState {
       oldestSealedKey: e.oldestSealedKey,
     })),
   };
+}
+
+function tailOf(bytes: Buffer, n: number, tailAt: number): Series {
+  // Value by value: byte views would first move a tail of a few points off the heap.
+  const timestamps = new Float64Array(n);
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
+    values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
+  }
+  return { timestamps, values };
+}
+
+/** Where the count `countAt` last read ends: a second result without an object per read (a state's decode reads two, and two or three per granularity). */
+let countEnd = 0;
+
+function countAt(bytes: Uint8Array, at: number): number {
+  const first = bytes[at];
+  if (first !== undefined && first < 0x80) {
+    countEnd = at + 1;
+    return first;
+  }
+  const read = readCount(bytes, at);
+  countEnd = read.next;
+  return read.value;
+}
+
+/** Bytes of the state as a plain view: cheaper to make than a Buffer's subarray, made for every open split of every update. */
+function viewOf(bytes: Buffer, at: number, length: number): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+}
+
+/**
+ * A version 4 state starting at `start`, read in one pass without an
+ * object per header or count: processing decodes a state per metric update.
+ */
+function decodeCompact(bytes: Buffer, start: number): MetricState {
+  const n = countAt(bytes, start + 12);
+  const tailFrozen = countAt(bytes, countEnd);
+  const tail = tailOf(bytes, n, countEnd);
+  let at = countEnd + 16 * n;
+  const granularities: GranularityState[] = new Array(bytes[start + 1]!);
+  for (let g = 0; g < granularities.length; g++) {
+    const granularity = bytes.readDoubleLE(at);
+    const flags = bytes[at + 8]!;
+    at += 9;
+    const key = flags & Flag.Open ? bytes.readDoubleLE(at) : null;
+    if (key !== null) at += 8;
+    const oldestSealedKey = flags & Flag.OldestSealed ? bytes.readDoubleLE(at) : null;
+    if (oldestSealedKey !== null) at += 8;
+    let open: OpenSplit | null = null;
+    if (key !== null) {
+      const length = countAt(bytes, at);
+      const frozen = countAt(bytes, countEnd);
+      at = countEnd;
+      let inline: InlineChunk | undefined;
+      let inlineLength = 0;
+      if (flags & Flag.Inline) {
+        inlineLength = countAt(bytes, at);
+        const first = bytes.readDoubleLE(countEnd);
+        at = countEnd + 8;
+        inline = { first, bytes: viewOf(bytes, at + length, inlineLength) };
+      }
+      // As the fixed versions: an open split without rows is none.
+      if (length > 0) open = { key, raw: viewOf(bytes, at, length), frozen, inline: inlineLength === 0 ? undefined : inline };
+      at += length + inlineLength;
+    }
+    granularities[g] = { granularity, open, oldestSealedKey };
+  }
+  return { lastSeq: bytes.readDoubleLE(start + 4), tail, tailFrozen, granularities };
 }
 
 /** The open split of one granularity (its inline rows are views into `bytes`), without decoding the rest. */

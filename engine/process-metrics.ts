@@ -10,40 +10,20 @@
  * writes. Runs in a worker thread, or inline.
  */
 import type { Series } from './aggregation.js';
-import type { ArchivePolicy } from './archive-policy.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
-import { decodeMetricState, emptyMetricState, encodeMetricState, type GranularityState, type MetricState } from './metric-state.js';
+import { decodeMetricState, emptyMetricState, lastSeqOf, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
-import { copyIncomingSlice, recordView, type IncomingRef } from './incoming-batch.js';
+import { copyIncomingSlice, recordView } from './incoming-batch.js';
+import { BatchWrites } from './batch-writes.js';
+import { packedResults, packJobs, policyOf, resultsOf, setResult, type JobBatch, type PackedResults, type ProcessJob, type ProcessResult } from './job-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { RecordCache } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
-import { WriteQueue } from './record-writes.js';
 import { Float64Scratch } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 
-export interface ProcessJob {
-  metricId: string;
-  policy: ArchivePolicy;
-  /** The metric's pending points, oldest record first. */
-  refs: IncomingRef[];
-  /**
-   * Settle the metric (no refs: it is quiet): freeze its open splits'
-   * inline rows but the last, where there are at least this many.
-   */
-  settle?: number;
-}
-
-export interface ProcessResult {
-  metricId: string;
-  /** Incoming measures consumed. */
-  consumed: number;
-  /** The metric's records up to this one are consumed. */
-  lastSeq: number;
-  /** The most inline rows of an open split that settling would freeze. */
-  looseRows: number;
-}
+export type { ProcessJob, ProcessResult } from './job-batch.js';
 
 function mostLooseRows(granularities: readonly GranularityState[]): number {
   let most = 0;
@@ -82,94 +62,150 @@ export function releaseRecordCaches(): boolean {
 /**
  * Each job's pending points that its state does not hold yet (a retry after
  * a crash must not count them twice), in record order, copied into one
- * series per job with where each push ends; each record is looked up once
- * per batch. The series are views into one pair of arrays for the batch: a
- * time-major job's few dozen points took arrays of their own, each with a
- * backing store V8 allocates and tracks outside its heap. The refs are
+ * pair of arrays for the batch with where each push ends; each record is
+ * looked up once per batch. A job's points are handed out as views when it
+ * is planned (`of`): a time-major job's few dozen points took arrays of
+ * their own, each with a backing store V8 allocates and tracks outside its
+ * heap, and views made up front lived as long as the batch. The refs are
  * filed by record in flat columns (a counting sort on the record's rank)
  * rather than in an array per record and per job: an influx backlog's
  * batch holds ~50,000 refs, and those arrays' growth was most of what this
  * allocated.
  */
-async function pendingPoints(incoming: IncomingLog, shard: Shard, jobs: ProcessJob[], states: (MetricState | null)[]): Promise<(Received | null)[]> {
-  let most = 0;
-  for (const job of jobs) most += job.refs.length;
-  // Each pending ref's record, ranked first seen first; then by seq.
-  const seen = new Map<number, number>();
-  const seqs: number[] = [];
-  const ranks = new Uint32Array(most);
-  // Per job, where its pending refs start in the columns; its points, where they start in the series.
-  const refStarts = new Uint32Array(jobs.length + 1);
-  const starts = new Uint32Array(jobs.length + 1);
-  let total = 0;
-  for (let i = 0; i < jobs.length; i++) {
-    const lastSeq = states[i]?.lastSeq ?? 0;
-    let size = 0;
-    const refs = jobs[i]!.refs;
-    for (let j = 0; j < refs.length; j++) {
-      const { seq, count } = refs[j]!;
-      if (seq <= lastSeq) continue;
-      size += count;
-      let rank = seen.get(seq);
-      if (rank === undefined) {
-        seen.set(seq, (rank = seqs.length));
-        seqs.push(seq);
-      }
-      ranks[total++] = rank;
-    }
-    refStarts[i + 1] = total;
-    starts[i + 1] = starts[i]! + size;
-  }
-  const order = Uint32Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
-  const sortedRank = new Uint32Array(seqs.length);
-  for (let r = 0; r < order.length; r++) sortedRank[order[r]!] = r;
-  // The refs by record in seq order (within a record, in job order), as job, offset and count.
-  const byRecord = new Uint32Array(seqs.length + 1);
-  for (let k = 0; k < total; k++) byRecord[(ranks[k] = sortedRank[ranks[k]!]!) + 1]!++;
-  for (let r = 0; r < seqs.length; r++) byRecord[r + 1]! += byRecord[r]!;
-  const slices = new Uint32Array(3 * total);
-  const next = byRecord.slice(0, seqs.length);
-  for (let i = 0, at = 0; i < jobs.length; i++) {
-    const lastSeq = states[i]?.lastSeq ?? 0;
-    const refs = jobs[i]!.refs;
-    for (let j = 0; j < refs.length; j++) {
-      const { seq, offset, count } = refs[j]!;
-      if (seq <= lastSeq) continue;
-      const k = 3 * next[ranks[at++]!]!++;
-      slices[k] = i;
-      slices[k + 1] = offset;
-      slices[k + 2] = count;
-    }
-  }
-  const timestamps = new Float64Array(starts[jobs.length]!);
-  const values = new Float64Array(timestamps.length);
-  const all: Series = { timestamps, values };
-  // Where each job's next point goes, from its start; where each of its pushes ends, from its start.
-  const filled = starts.slice(0, jobs.length);
-  const ends = new Uint32Array(total);
-  const endsFilled = refStarts.slice(0, jobs.length);
-  await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes) => {
-    const record = recordView(bytes);
-    const rank = sortedRank[seen.get(seq)!]!;
-    for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
-      const i = slices[k]!;
-      filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
-      ends[endsFilled[i]!++] = filled[i]! - starts[i]!;
-    }
-  });
-  return jobs.map((_, i) => {
-    const start = starts[i]!;
-    const end = filled[i]!;
+class PendingPoints {
+  private constructor(
+    private readonly timestamps: Float64Array,
+    private readonly values: Float64Array,
+    /** Per job, where its points start; filled[i]: where they end. */
+    private readonly starts: Uint32Array,
+    private readonly filled: Uint32Array,
+    /** Where each push of each job ends, from the job's first point; job i's from refStarts[i] to endsFilled[i]. */
+    private readonly ends: Uint32Array,
+    private readonly refStarts: Uint32Array,
+    private readonly endsFilled: Uint32Array,
+  ) {}
+
+  /** Job i's points, or null when it has none. */
+  of(i: number): Received | null {
+    const start = this.starts[i]!;
+    const end = this.filled[i]!;
     if (end === start) return null;
-    return { points: { timestamps: timestamps.subarray(start, end), values: values.subarray(start, end) }, ends: ends.subarray(refStarts[i]!, endsFilled[i]!) };
-  });
+    return {
+      points: { timestamps: this.timestamps.subarray(start, end), values: this.values.subarray(start, end) },
+      ends: this.ends.subarray(this.refStarts[i]!, this.endsFilled[i]!),
+    };
+  }
+
+  static async fetch(incoming: IncomingLog, shard: Shard, batch: JobBatch, lastSeqs: Float64Array): Promise<PendingPoints> {
+    const { refs, refStarts: jobRefs } = batch;
+    const jobs = batch.metricIds.length;
+    const most = jobRefs[jobs]!;
+    // Each pending ref's record, ranked first seen first; then by seq.
+    const seen = new Map<number, number>();
+    const seqs: number[] = [];
+    const ranks = new Uint32Array(most);
+    // Per job, where its pending refs start in the columns; its points, where they start in the series.
+    const refStarts = new Uint32Array(jobs + 1);
+    const starts = new Uint32Array(jobs + 1);
+    let total = 0;
+    for (let i = 0; i < jobs; i++) {
+      const lastSeq = lastSeqs[i]!;
+      let size = 0;
+      for (let r = 3 * jobRefs[i]!; r < 3 * jobRefs[i + 1]!; r += 3) {
+        const seq = refs[r]!;
+        if (seq <= lastSeq) continue;
+        size += refs[r + 2]!;
+        let rank = seen.get(seq);
+        if (rank === undefined) {
+          seen.set(seq, (rank = seqs.length));
+          seqs.push(seq);
+        }
+        ranks[total++] = rank;
+      }
+      refStarts[i + 1] = total;
+      starts[i + 1] = starts[i]! + size;
+    }
+    const order = Uint32Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
+    const sortedRank = new Uint32Array(seqs.length);
+    for (let r = 0; r < order.length; r++) sortedRank[order[r]!] = r;
+    // The refs by record in seq order (within a record, in job order), as job, offset and count.
+    const byRecord = new Uint32Array(seqs.length + 1);
+    for (let k = 0; k < total; k++) byRecord[(ranks[k] = sortedRank[ranks[k]!]!) + 1]!++;
+    for (let r = 0; r < seqs.length; r++) byRecord[r + 1]! += byRecord[r]!;
+    const slices = new Uint32Array(3 * total);
+    const next = byRecord.slice(0, seqs.length);
+    for (let i = 0, at = 0; i < jobs; i++) {
+      const lastSeq = lastSeqs[i]!;
+      for (let r = 3 * jobRefs[i]!; r < 3 * jobRefs[i + 1]!; r += 3) {
+        if (refs[r]! <= lastSeq) continue;
+        const k = 3 * next[ranks[at++]!]!++;
+        slices[k] = i;
+        slices[k + 1] = refs[r + 1]!;
+        slices[k + 2] = refs[r + 2]!;
+      }
+    }
+    const timestamps = new Float64Array(starts[jobs]!);
+    const values = new Float64Array(timestamps.length);
+    const all: Series = { timestamps, values };
+    const filled = starts.slice(0, jobs);
+    const ends = new Uint32Array(total);
+    const endsFilled = refStarts.slice(0, jobs);
+    await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes) => {
+      const record = recordView(bytes);
+      const rank = sortedRank[seen.get(seq)!]!;
+      for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
+        const i = slices[k]!;
+        filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
+        ends[endsFilled[i]!++] = filled[i]! - starts[i]!;
+      }
+    });
+    return new PendingPoints(timestamps, values, starts, filled, ends, refStarts, endsFilled);
+  }
 }
 
-/** One metric's update, computed before the write lock is taken. */
-interface Planned {
-  result: ProcessResult;
-  writes: WriteQueue;
+/**
+ * The batch's stored states, copied out of the snapshot into one buffer
+ * (a read's bytes are valid until the next read) and decoded one at a time
+ * as each metric is planned: decoded up front, each state's objects lived
+ * as long as the batch.
+ */
+class StoredStates {
+  private bytes = Buffer.allocUnsafeSlow(FIRST_STATE_BYTES);
+  /** Metric i's state is bytes starts[i] to starts[i + 1]; none when they are equal. */
+  private readonly starts: Uint32Array;
+  /** Per metric, its state's lastSeq (0 without a state). */
+  readonly lastSeqs: Float64Array;
+
+  constructor(snapshot: SeriesSnapshot, metricIds: readonly string[]) {
+    this.starts = new Uint32Array(metricIds.length + 1);
+    this.lastSeqs = new Float64Array(metricIds.length);
+    let used = 0;
+    for (let i = 0; i < metricIds.length; i++) {
+      const stored = snapshot.state(metricIds[i]!);
+      if (stored !== undefined) {
+        if (used + stored.length > this.bytes.length) {
+          const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.bytes.length, used + stored.length));
+          this.bytes.copy(grown, 0, 0, used);
+          this.bytes = grown;
+        }
+        this.bytes.set(stored, used);
+        used += stored.length;
+        this.lastSeqs[i] = lastSeqOf(stored);
+      }
+      this.starts[i + 1] = used;
+    }
+  }
+
+  /** Metric i's state, its open splits views into the batch's copy (which outlives the commit's writes of them). */
+  decode(i: number): MetricState | null {
+    const start = this.starts[i]!;
+    const end = this.starts[i + 1]!;
+    return end === start ? null : decodeMetricState(this.bytes, start, end);
+  }
 }
+
+/** Bytes of states a batch's copy starts with: a time-major batch's 256 states of ~150 bytes. */
+const FIRST_STATE_BYTES = 64 * 1024;
 
 function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): void {
   w.put('split', key, encodeSealedSplit(key[2], key[1], data));
@@ -246,49 +282,70 @@ function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: s
   }
 }
 
-/** The writes of one metric's update: the new state (with its `lastSeq`), and the splits it seals or touches. */
-function planUpdate(snapshot: SeriesSnapshot, job: ProcessJob, stored: MetricState | null, received: Received | null): Planned {
+/**
+ * Job i's update: its writes (the new state, with its `lastSeq`, last;
+ * the splits it seals or touches) into `writes`, its result into `results`.
+ */
+function planUpdate(snapshot: SeriesSnapshot, batch: JobBatch, i: number, stored: MetricState | null, received: Received | null, writes: BatchWrites, results: PackedResults): void {
   scratch.reset();
   const state = stored ?? emptyMetricState();
+  const { refs, refStarts } = batch;
   let lastSeq = state.lastSeq;
   let consumed = 0;
-  for (const { seq, count } of job.refs) {
-    if (seq > state.lastSeq) consumed += count;
+  for (let r = 3 * refStarts[i]!; r < 3 * refStarts[i + 1]!; r += 3) {
+    const seq = refs[r]!;
+    if (seq > state.lastSeq) consumed += refs[r + 2]!;
     lastSeq = Math.max(lastSeq, seq);
   }
-  const { metricId, policy } = job;
+  const metricId = batch.metricIds[i]!;
+  const policy = policyOf(batch, i);
   const ncols = policy.aggregationMethods.length;
-  const writes = new WriteQueue();
-  if (job.settle !== undefined && received === null) return planSettle(snapshot, writes, metricId, ncols, job.settle, stored, { ...state, lastSeq }, consumed);
-  // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
-  if (received === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
-  const tail = readTail(snapshot, metricId, state, scratch.take);
-  const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
-  if (update === null) return finish(writes, metricId, ncols, consumed, { ...state, lastSeq });
-  const granularities: GranularityState[] = new Array(update.granularities.length);
-  for (let k = 0; k < granularities.length; k++) {
-    const g = update.granularities[k]!;
-    const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
-    applyGranularity(snapshot, writes, metricId, ncols, gs, g);
-    granularities[k] = gs;
+  if (batch.settle !== undefined && received === null) {
+    planSettle(snapshot, writes, metricId, ncols, batch.settle, stored !== null, state, lastSeq);
+    setResult(results, i, consumed, state.lastSeq, mostLooseRows(state.granularities));
+    return;
   }
-  const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
-  return finish(writes, metricId, ncols, consumed, { ...newTail, granularities, lastSeq });
+  // Nothing to aggregate (a retry whose points the state already holds, or only points too old): just lastSeq moves.
+  let next = state;
+  if (received !== null) {
+    const tail = readTail(snapshot, metricId, state, scratch.take);
+    const update = computeUpdate(policy, stored === null ? null : tail.tail, received, scratch.take);
+    if (update !== null) {
+      const granularities: GranularityState[] = new Array(update.granularities.length);
+      for (let k = 0; k < granularities.length; k++) {
+        const g = update.granularities[k]!;
+        const gs = stateOf(state, g.granularity) ?? { granularity: g.granularity, open: null, oldestSealedKey: null };
+        applyGranularity(snapshot, writes, metricId, ncols, gs, g);
+        granularities[k] = gs;
+      }
+      const newTail = storeTail(snapshot, writes, metricId, tail, state.tailFrozen, update.tail, update.firstChanged);
+      next = { tail: newTail.tail, tailFrozen: newTail.tailFrozen, granularities, lastSeq };
+    }
+  }
+  next.lastSeq = lastSeq;
+  writes.putState(next, ncols);
+  setResult(results, i, consumed, lastSeq, mostLooseRows(next.granularities));
 }
 
-/** A quiet metric settled (`state`: as stored but its `lastSeq`); in a function of its own, as its closures would cost planUpdate a context per call. */
-function planSettle(snapshot: SeriesSnapshot, writes: WriteQueue, metricId: string, ncols: number, least: number, stored: MetricState | null, state: MetricState, consumed: number): Planned {
+/**
+ * A quiet metric settled: its state's open splits replaced by the settled
+ * ones and its `lastSeq` moved; its new state written when settling froze
+ * rows. In a function of its own, as its closures would cost planUpdate a
+ * context per call.
+ */
+function planSettle(snapshot: SeriesSnapshot, writes: BatchWrites, metricId: string, ncols: number, least: number, stored: boolean, state: MetricState, lastSeq: number): void {
   const settled = state.granularities.map((gs) =>
     gs.open === null ? gs : { ...gs, open: settleOpenSplit(snapshot, writes, metricId, gs.granularity, gs.open, least, scratch.take) },
   );
-  if (stored === null || settled.every((gs, i) => gs.open === state.granularities[i]!.open)) {
-    return { result: { metricId, consumed, lastSeq: state.lastSeq, looseRows: mostLooseRows(state.granularities) }, writes };
-  }
+  const changed = stored && settled.some((gs, i) => gs.open !== state.granularities[i]!.open);
+  state.lastSeq = lastSeq;
+  if (!changed) return;
+  state.granularities = settled;
   // Settling shrinks a state many times over. LMDB merges a page only when
   // a removal leaves it under a quarter full; a smaller value put in place
   // leaves its page as sparse as it became: so remove, then put.
   writes.remove('state', metricId);
-  return finish(writes, metricId, ncols, consumed, { ...state, granularities: settled });
+  writes.putState(state, ncols);
 }
 
 function stateOf(state: MetricState, granularity: number): GranularityState | undefined {
@@ -296,34 +353,37 @@ function stateOf(state: MetricState, granularity: number): GranularityState | un
   return undefined;
 }
 
-/** The update planned, its new state queued last (not a closure in planUpdate, for the same reason). */
-function finish(writes: WriteQueue, metricId: string, ncols: number, consumed: number, next: MetricState): Planned {
-  writes.put('state', metricId, encodeMetricState(next, ncols));
-  return { result: { metricId, consumed, lastSeq: next.lastSeq, looseRows: mostLooseRows(next.granularities) }, writes };
-}
-
 /** What processing reads and writes through. */
 export type ProcessingDrivers = Pick<Drivers, 'incoming' | 'series'>;
 
 /** Processes the pending measures of `jobs`, all of the lease's shard, and commits the results under its fence. */
-export async function processMetrics({ incoming, series }: ProcessingDrivers, jobs: ProcessJob[], lease: Lease): Promise<ProcessResult[]> {
+export async function processMetrics(drivers: ProcessingDrivers, jobs: readonly ProcessJob[], lease: Lease): Promise<ProcessResult[]> {
+  const batch = packJobs(jobs);
+  return resultsOf(batch.metricIds, await processBatch(drivers, batch, lease));
+}
+
+/** As processMetrics, for a batch packed (as a worker receives it); the results packed, in job order. */
+export async function processBatch({ incoming, series }: ProcessingDrivers, batch: JobBatch, lease: Lease): Promise<PackedResults> {
+  const { metricIds } = batch;
+  const results = packedResults(metricIds.length);
   // Fetched in the first round only: a metric's states are the same in the
   // next (the lease keeps other commits out), and so are its pending points.
-  let points: (Received | null)[] | undefined;
+  let points: PendingPoints | undefined;
   // The snapshot is released after planning, everything read copied out by
   // then: an open LMDB read transaction would keep LMDB from reusing the
   // pages this commit frees.
-  const planned = await withSnapshot(series, jobs.map((job) => job.metricId), [], async (snapshot) => {
-    const states = jobs.map((job) => {
-      const stored = snapshot.state(job.metricId);
-      // Its open splits stay views into the bytes, which must outlive the next read.
-      return stored === undefined ? null : decodeMetricState(Buffer.from(stored));
-    });
-    points ??= await pendingPoints(incoming, lease.shard, jobs, states);
-    return jobs.map((job, i) => planUpdate(snapshot, job, states[i] ?? null, points![i]!));
+  const writes = await withSnapshot(series, metricIds, [], async (snapshot) => {
+    const states = new StoredStates(snapshot, metricIds);
+    points ??= await PendingPoints.fetch(incoming, lease.shard, batch, states.lastSeqs);
+    const out = new BatchWrites(metricIds.length);
+    for (let i = 0; i < metricIds.length; i++) {
+      planUpdate(snapshot, batch, i, states.decode(i), points.of(i), out, results);
+      out.endMetric();
+    }
+    return out;
   });
   if (FAILPOINTS_ARMED) await failpoint('process.computed');
-  await series.commit(lease, planned.map(({ result, writes }) => ({ metricId: result.metricId, writes })));
+  await series.commit(lease, writes.byMetric(metricIds));
   if (FAILPOINTS_ARMED) await failpoint('process.committed');
-  return planned.map(({ result }) => result);
+  return results;
 }

@@ -3,8 +3,9 @@ import { threadId, workerData } from 'node:worker_threads';
 import { threadDrivers } from '../engine/drivers/location.js';
 import { crossing } from '../engine/errors.js';
 import { fullCollection } from '../engine/idle-collection.js';
-import { processMetrics, releaseRecordCaches } from '../engine/process-metrics.js';
-import { fromTask, packResults, type PackedResults, type ProcessTask, type ProcessWorkerData, type ReleaseTask } from '../engine/pool.js';
+import type { PackedResults } from '../engine/job-batch.js';
+import { processBatch, releaseRecordCaches } from '../engine/process-metrics.js';
+import type { ProcessTask, ProcessWorkerData, ReleaseTask } from '../engine/pool.js';
 import { lowerThreadPriority } from '../engine/thread-priority.js';
 
 lowerThreadPriority((workerData as ProcessWorkerData).nice);
@@ -19,9 +20,9 @@ export default async function processTask(task: ProcessTask | ReleaseTask): Prom
     if (releaseRecordCaches()) (collect ??= fullCollection())();
     return threadId;
   }
-  const { jobs, lease } = fromTask(task);
   try {
-    return packResults(await processMetrics(await threadDrivers(task.drivers), jobs, lease));
+    // The task is the batch, packed, and the lease.
+    return await processBatch(await threadDrivers(task.drivers), task, { shard: task.shard, fence: task.fence });
   } catch (err) {
     throw crossing(err);
   }

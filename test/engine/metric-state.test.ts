@@ -48,7 +48,15 @@ function asVersion(version: 2 | 3, st: MetricState, columns: number): Buffer {
   return Buffer.concat(parts);
 }
 
-const plain = (s: MetricState) => JSON.parse(JSON.stringify(s, (_k, v: unknown) => (ArrayBuffer.isView(v) ? [...(v as Uint8Array)] : v)));
+/** The state as plain values: byte arrays as their bytes, whichever class of view holds them (a Buffer or a plain Uint8Array). */
+const plain = (s: MetricState) =>
+  JSON.parse(
+    JSON.stringify(s, function (this: Record<string, unknown>, k: string, v: unknown) {
+      // The holder's own value: a Buffer has become its toJSON() by now.
+      const original = this[k];
+      return ArrayBuffer.isView(original) ? [...(original as Uint8Array)] : v;
+    }),
+  );
 
 describe('metric state', () => {
   it.each([
@@ -73,6 +81,16 @@ describe('metric state', () => {
 
   it('reads a format 3 to 6 state as one without inline chunks', () => {
     expect(plain(decodeMetricState(asVersion(3, state(3, 1), 1)))).toEqual(plain(state(3, 1)));
+  });
+
+  it.each([
+    ['format 7', (st: MetricState) => encodeMetricState(st, 1)],
+    ['format 3 to 6', (st: MetricState) => asVersion(3, st, 1)],
+  ])('reads a %s state among other bytes, as processing reads a batch\'s states out of one buffer', (_name, encode) => {
+    const st = state(1, 2, { first: 5 * G, bytes: Buffer.of(9, 8, 7) });
+    const alone = encode(st);
+    const among = Buffer.concat([Buffer.from([0xff, 4, 3]), alone, Buffer.from([4, 0xee])]);
+    expect(plain(decodeMetricState(among, 3, 3 + alone.length))).toEqual(plain(decodeMetricState(alone)));
   });
 
   it('takes fewer bytes than format 3 to 6 took for the same state', () => {

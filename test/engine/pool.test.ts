@@ -1,21 +1,32 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
-import { createWorkerRunner, fromTask, packResults, toTask, unpackResults } from '../../engine/pool.js';
+import { packedResults, policyOf, resultsOf, setResult } from '../../engine/job-batch.js';
+import { createWorkerRunner, toTask } from '../../engine/pool.js';
 import { tempDirs } from '../temp-dirs.js';
 
 const policy = (name: string): ArchivePolicy =>
   ({ name, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] }) as ArchivePolicy;
 
 describe('worker tasks', () => {
-  it('carry each policy once and give every job its policy back, with the batch\'s lease', () => {
+  it('carry each policy once and give every job its policy and refs back, with the batch\'s lease', () => {
     const [a, b] = [policy('a'), policy('b')];
-    const refs = [{ seq: 7, offset: 45, count: 2 }];
-    const jobs = [{ metricId: 'm1', policy: a, refs }, { metricId: 'm2', policy: b, refs: [] }, { metricId: 'm3', policy: a, refs }];
-    const lease = { shard: 3, fence: 12 };
-    const task = toTask({ kind: 'lmdb', dataDir: '/data' }, jobs, lease);
+    const refs = [{ seq: 7, offset: 45, count: 2 }, { seq: 2 ** 40 + 1, offset: 4, count: 1 }];
+    const jobs = [{ metricId: 'm1', policy: a, refs }, { metricId: 'm2', policy: b, refs: [] }, { metricId: 'm3', policy: a, refs: refs.slice(1) }];
+    const task = structuredClone(toTask({ kind: 'lmdb', dataDir: '/data' }, jobs, { shard: 3, fence: 12 }));
     expect(task.policies.map((p) => p.name)).toEqual(['a', 'b']);
-    expect(fromTask(structuredClone(task))).toEqual({ jobs, lease });
+    expect({ shard: task.shard, fence: task.fence, settle: task.settle }).toEqual({ shard: 3, fence: 12, settle: undefined });
+    const unpacked = task.metricIds.map((metricId, i) => {
+      const own: { seq: number; offset: number; count: number }[] = [];
+      for (let r = task.refStarts[i]!; r < task.refStarts[i + 1]!; r++) own.push({ seq: task.refs[3 * r]!, offset: task.refs[3 * r + 1]!, count: task.refs[3 * r + 2]! });
+      return { metricId, policy: policyOf(task, i), refs: own };
+    });
+    expect(unpacked).toEqual(jobs);
+  });
+
+  it('carry a settling batch\'s least rows', () => {
+    const task = toTask({ kind: 'lmdb', dataDir: '/data' }, [{ metricId: 'm1', policy: policy('a'), refs: [], settle: 5 }], { shard: 0, fence: 0 });
+    expect(structuredClone(task).settle).toBe(5);
   });
 
   it.each([
@@ -24,8 +35,10 @@ describe('worker tasks', () => {
       { metricId: 'm2', consumed: 10_000, lastSeq: 2 ** 40 + 1, looseRows: 0 },
       { metricId: 'm1', consumed: 0, lastSeq: 3, looseRows: 15 },
     ]],
-  ])('carry %s back as they were', (_name, results) => {
-    expect(unpackResults(structuredClone(packResults(results)))).toEqual(results);
+  ])('carry %s back as they were, without the ids', (_name, results) => {
+    const packed = packedResults(results.length);
+    results.forEach(({ consumed, lastSeq, looseRows }, i) => setResult(packed, i, consumed, lastSeq, looseRows));
+    expect(resultsOf(results.map((r) => r.metricId), structuredClone(packed))).toEqual(results);
   });
 });
 

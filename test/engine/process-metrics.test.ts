@@ -1,7 +1,8 @@
 // One processing batch takes each of its metrics' points out of the records
 // they share: every metric gets its own points, each push kept apart, so a
 // later push replaces a raw value of an earlier one whatever the metric's
-// place in the batch and in the records.
+// place in the batch and in the records; and the batch's stored states are
+// read right however many bytes they take together.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,29 @@ describe('a processing batch over shared records', () => {
       const counts = await engine.getMeasures(metric, { method: 'count' });
       expect(sums.flatMap((s) => [...s.timestamps].map((t, i): [number, number] => [(t - T0) / S, s.values[i]!]))).toEqual(expected);
       expect(counts.flatMap((s) => [...s.values])).toEqual(expected.map(() => 1));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('updates every metric of a batch whose states together pass the first 64 KB the batch copies them into', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-process-metrics-'));
+    dirs.push(dataDir);
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    try {
+      await engine.processor.stop();
+      // A 1 h block: each state keeps its tail of 200 raw points inline, ~3.2 KB.
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: 3600 * S, points: 24, timespan: 24 * 3600 * S }], aggregationMethods: ['count', 'sum'] });
+      const metrics: MetricRecord[] = [];
+      for (let m = 0; m < 30; m++) metrics.push(await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null }));
+      const seconds = Array.from({ length: 200 }, (_, i) => i);
+      await engine.addMeasures(new Map(metrics.map((m, k) => [m.id, series(seconds.map((t): [number, number] => [t, k]))])));
+      await engine.processor.refresh(metrics.map((m) => m.id));
+      await engine.addMeasures(new Map(metrics.map((m, k) => [m.id, series([[200, 1000 * k]])])));
+      await engine.processor.refresh(metrics.map((m) => m.id));
+      const answers = [];
+      for (const m of metrics) answers.push([(await engine.getMeasures(m, { method: 'count' }))[0]!.values[0], (await engine.getMeasures(m, { method: 'sum' }))[0]!.values[0]]);
+      expect(answers).toEqual(metrics.map((_, k) => [201, 200 * k + 1000 * k]));
     } finally {
       await engine.close();
     }

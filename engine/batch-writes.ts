@@ -1,0 +1,95 @@
+/**
+ * The writes of a processing batch, metric after metric, kept until its
+ * commit. Each metric's new state (every update writes one) is encoded
+ * into one buffer for the batch, and the rarer chunk and split writes go
+ * into columns shared by the batch: a queue, a state buffer and arrays per
+ * metric lived as long as the batch, hundreds of objects that every young
+ * collection of the worker copied while the batch was being planned.
+ */
+import type { MetricWrites, RecordWriter, RecordWrites, SeriesKeys, SeriesKind } from './drivers/types.js';
+import { metricStateSize, writeMetricState, type MetricState } from './metric-state.js';
+
+/** Bytes of states a batch's buffer starts with: a time-major batch's 256 states of ~150 bytes. */
+const FIRST_BYTES = 64 * 1024;
+
+export class BatchWrites implements RecordWriter {
+  private readonly kinds: SeriesKind[] = [];
+  private readonly keys: SeriesKeys[SeriesKind][] = [];
+  /** `undefined`: a removal. */
+  private readonly values: (Uint8Array | undefined)[] = [];
+  /** Per metric, where its writes end in the columns. */
+  private readonly ends: Uint32Array;
+  /** Per metric, where its state starts and ends in `states` (equal: it writes none). */
+  private readonly stateStarts: Uint32Array;
+  private readonly stateEnds: Uint32Array;
+  private states = Buffer.allocUnsafeSlow(FIRST_BYTES);
+  private used = 0;
+  private metric = 0;
+
+  constructor(metrics: number) {
+    this.ends = new Uint32Array(metrics);
+    this.stateStarts = new Uint32Array(metrics);
+    this.stateEnds = new Uint32Array(metrics);
+  }
+
+  put<K extends SeriesKind>(kind: K, key: SeriesKeys[K], value: Uint8Array): void {
+    this.kinds.push(kind);
+    this.keys.push(key);
+    this.values.push(value);
+  }
+
+  remove<K extends SeriesKind>(kind: K, key: SeriesKeys[K]): void {
+    this.kinds.push(kind);
+    this.keys.push(key);
+    this.values.push(undefined);
+  }
+
+  /** The current metric's new state: its last write. */
+  putState(state: MetricState, columnCount: number): void {
+    const size = metricStateSize(state);
+    if (this.used + size > this.states.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.states.length, this.used + size));
+      this.states.copy(grown, 0, 0, this.used);
+      this.states = grown;
+    }
+    this.stateStarts[this.metric] = this.used;
+    this.used = writeMetricState(state, columnCount, this.states, this.used);
+    this.stateEnds[this.metric] = this.used;
+  }
+
+  /** The writes since the previous metric's end are the current metric's; the next metric's follow. */
+  endMetric(): void {
+    this.ends[this.metric++] = this.kinds.length;
+  }
+
+  /** Per metric (in batch order, as `metricIds` names them), its writes. */
+  byMetric(metricIds: readonly string[]): MetricWrites[] {
+    const out: MetricWrites[] = new Array(metricIds.length);
+    for (let i = 0; i < metricIds.length; i++) out[i] = { metricId: metricIds[i]!, writes: new MetricRange(this, i, metricIds[i]!) };
+    return out;
+  }
+
+  /** Replays metric i's writes in the order they were made. */
+  apply(i: number, into: RecordWriter, metricId: string): void {
+    for (let k = i === 0 ? 0 : this.ends[i - 1]!; k < this.ends[i]!; k++) {
+      const value = this.values[k];
+      // The kind and key were queued together: the pair is consistent.
+      if (value === undefined) into.remove(this.kinds[k]!, this.keys[k] as never);
+      else into.put(this.kinds[k]!, this.keys[k] as never, value);
+    }
+    if (this.stateEnds[i]! > this.stateStarts[i]!) into.put('state', metricId, this.states.subarray(this.stateStarts[i]!, this.stateEnds[i]!));
+  }
+}
+
+/** One metric's share of a batch's writes. */
+class MetricRange implements RecordWrites {
+  constructor(
+    private readonly batch: BatchWrites,
+    private readonly metric: number,
+    private readonly metricId: string,
+  ) {}
+
+  apply(into: RecordWriter): void {
+    this.batch.apply(this.metric, into, this.metricId);
+  }
+}
