@@ -134,6 +134,15 @@ function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return next;
 }
 
+/** Slots a batch reserves at most before its first (a huge write's arrays grow as they fill). */
+const MAX_RESERVED_SLOTS = 1 << 16;
+
+/** `slots` cut to its first `count` (a reserved array's holes dropped: its store is trimmed in place). */
+function trimmed<T>(slots: T[], count: number): T[] {
+  if (slots.length !== count) slots.length = count;
+  return slots;
+}
+
 /** Points as they come: the metric of each, its timestamp and value. */
 interface Scratch {
   owners: Int32Array;
@@ -168,8 +177,16 @@ function scratch(capacity: number): Scratch {
  * `shared` (see CollectorScope).
  */
 export class CollectorBatch {
-  readonly resources: ResourceSlot[] = [];
-  readonly metrics: MetricSlot[] = [];
+  /**
+   * Slots in order, `resourceCount` and `metricCount` of them: arrays
+   * reserved for the points expected, as a write of known series names as
+   * many resources and metrics as lines and arrays grown by push copied
+   * them through every size (~470 KB of garbage per 10,000 lines).
+   */
+  private readonly resourceSlots: ResourceSlot[];
+  private readonly metricSlots: MetricSlot[];
+  private resourceCount = 0;
+  private metricCount = 0;
   /**
    * The batch index of each metric's resource, and where its points start
    * (points before were replaced); typed arrays, which the garbage
@@ -181,16 +198,35 @@ export class CollectorBatch {
   private points: Scratch;
   private n = 0;
 
-  constructor(expectedPoints: number) {
-    this.points = scratch(Math.max(16, expectedPoints));
+  /**
+   * `expected`: the points, resources and metrics the write likely has (a
+   * collector's writes name the same series; by default as many of each as
+   * points).
+   */
+  constructor(expectedPoints: number, expected?: { resources: number; metrics: number }) {
+    const capacity = Math.max(16, expectedPoints);
+    this.points = scratch(capacity);
+    const reserve = (slots: number | undefined) => new Array(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
+    this.resourceSlots = reserve(expected?.resources);
+    this.metricSlots = reserve(expected?.metrics);
+  }
+
+  /** The resources of the batch in order of first appearance. */
+  get resources(): readonly ResourceSlot[] {
+    return trimmed(this.resourceSlots, this.resourceCount);
+  }
+
+  /** The metrics of the batch in order of first appearance. */
+  get metrics(): readonly MetricSlot[] {
+    return trimmed(this.metricSlots, this.metricCount);
   }
 
   /** The index of a resource in this batch. */
   resource(slot: ResourceSlot): number {
     if (slot.stamp !== this.stamp) {
       slot.stamp = this.stamp;
-      slot.index = this.resources.length;
-      this.resources.push(slot);
+      slot.index = this.resourceCount;
+      this.resourceSlots[this.resourceCount++] = slot;
     }
     return slot.index;
   }
@@ -198,14 +234,14 @@ export class CollectorBatch {
   /** The index of a metric in this batch (its resource counted too). */
   metric(slot: MetricSlot): number {
     if (slot.stamp !== this.stamp) {
-      const m = this.metrics.length;
+      const m = this.metricCount++;
       if (m === this.from.length) {
         this.from = grownInt32(this.from);
         this.resourceOf = grownInt32(this.resourceOf);
       }
       slot.stamp = this.stamp;
       slot.index = m;
-      this.metrics.push(slot);
+      this.metricSlots[m] = slot;
       this.from[m] = 0;
       this.resourceOf[m] = this.resource(slot.resource);
     }
@@ -227,11 +263,11 @@ export class CollectorBatch {
 
   /** The metrics of each resource in order of first appearance: resource r has order[start[r]..start[r + 1]). */
   metricsByResource(): ByResource {
-    const n = this.metrics.length;
+    const n = this.metricCount;
     const { resourceOf } = this;
-    const start = new Int32Array(this.resources.length + 1);
+    const start = new Int32Array(this.resourceCount + 1);
     for (let m = 0; m < n; m++) start[resourceOf[m]! + 1]!++;
-    for (let r = 0; r < this.resources.length; r++) start[r + 1]! += start[r]!;
+    for (let r = 0; r < this.resourceCount; r++) start[r + 1]! += start[r]!;
     const next = start.slice(0, -1);
     const order = new Int32Array(n);
     for (let m = 0; m < n; m++) order[next[resourceOf[m]!]!++] = m;
@@ -246,7 +282,7 @@ export class CollectorBatch {
   series(): BatchPoints {
     const { owners, timestamps: ts, values: vs } = this.points;
     const { from } = this;
-    const count = new Uint32Array(this.metrics.length);
+    const count = new Uint32Array(this.metricCount);
     let total = 0;
     for (let i = 0; i < this.n; i++) {
       const m = owners[i]!;
@@ -350,20 +386,23 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
  * the map (a write may name 10,000 metrics).
  */
 function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, series: BatchPoints, refused: Set<number>): { points: IncomingPoints; dropped: number } {
-  const n = batch.metrics.length;
+  const { resources, metrics } = batch;
+  const n = metrics.length;
   const metricIds = new Array<string>(n);
   const points: IncomingPoints = { metricIds, start: new Uint32Array(n), count: new Uint32Array(n), timestamps: series.timestamps, values: series.values };
-  const placed = batch.resources.some((r) => r.shared) ? new Map<string, number>() : undefined;
+  let shared = false;
+  for (let r = 0; r < resources.length && !shared; r++) shared = resources[r]!.shared;
+  const placed = shared ? new Map<string, number>() : undefined;
   let pushed = 0;
   let dropped = 0;
-  for (let r = 0; r < batch.resources.length; r++) {
+  for (let r = 0; r < resources.length; r++) {
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const m = order[i]!;
       if (refused.size > 0 && refused.has(m)) {
         dropped += series.count[m]!;
         continue;
       }
-      const id = batch.metrics[m]!.record?.id;
+      const id = metrics[m]!.record?.id;
       if (id === undefined) continue;
       let at = placed?.get(id);
       if (at === undefined) {
@@ -384,11 +423,23 @@ function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, serie
 /** `check` once per distinct argument: every metric of a write is usually of the same creator. */
 function memo(check: (creator: string) => void): (creator: string) => void {
   const passed = new Set<string>();
+  // The creator last passed, compared before hashing: a write checks each of its 10,000 metrics.
+  let last: string | undefined;
   return (creator) => {
-    if (passed.has(creator)) return;
-    check(creator);
-    passed.add(creator);
+    if (creator === last) return;
+    if (!passed.has(creator)) {
+      check(creator);
+      passed.add(creator);
+    }
+    last = creator;
   };
+}
+
+/** checkCollectorMetricName once per slot: its name never changes. */
+function checkName(metric: MetricSlot): void {
+  if (metric.nameChecked) return;
+  checkCollectorMetricName(metric.name);
+  metric.nameChecked = true;
 }
 
 interface Plan {
@@ -500,7 +551,9 @@ async function resolveCreated(
 ): Promise<void> {
   const chosen: number[] = [];
   const chosenIds: string[] = [];
-  for (let r = 0; r < batch.resources.length; r++) {
+  // A write of known series created nothing: no lookup by id per resource.
+  const wrote = created.size > 0 || extended.size > 0;
+  for (let r = 0; wrote && r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     const resource = created.get(slot.id as string);
     if (resource !== undefined && slot.creator === undefined) slot.creator = resource.creator;
@@ -519,10 +572,11 @@ async function resolveCreated(
     chosen.forEach((m, k) => (batch.metrics[m]!.record = records[k]));
   }
   const ids: string[] = [];
+  const { metrics } = batch;
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     let open = slot.creator === undefined;
-    for (let i = start[r]!; i < start[r + 1]! && !open; i++) open = batch.metrics[order[i]!]!.record === undefined && !refused.has(order[i]!);
+    for (let i = start[r]!; i < start[r + 1]! && !open; i++) open = metrics[order[i]!]!.record === undefined && !refused.has(order[i]!);
     if (open) ids.push(slot.id as string);
   }
   if (ids.length === 0) return;
@@ -564,26 +618,36 @@ function planCollectorWrite(
   // Kept for the resources that may be created only: a write of known series would grow an array of 10,000 for nothing.
   const attrs: Record<string, AttributeValue>[] = [];
   const policies = new Map<string, string>();
+  const { resources, metrics } = batch;
   // Gnocchi gives every missing metric its policy first, which may refuse the write.
-  for (let r = 0; r < batch.resources.length; r++) {
-    const slot = batch.resources[r]!;
+  for (let r = 0; r < resources.length; r++) {
+    const slot = resources[r]!;
     const prepared = write.prepare(slot);
-    if (known[r] === 0) attrs[r] = prepared;
     if (slot.id instanceof Error) throw slot.id;
+    // A known resource's metrics are all resolved: none needs a policy.
+    if (known[r] === 1) continue;
+    attrs[r] = prepared;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
-      const metric = batch.metrics[order[i]!]!;
+      const metric = metrics[order[i]!]!;
       if (metric.record === undefined && !policies.has(metric.name)) policies.set(metric.name, settledValue(found.policies.get(metric.name)!));
     }
   }
   const plan: Plan = { created: new Map(), extended: new Map(), newMetrics: [] };
-  for (let r = 0; r < batch.resources.length; r++) {
-    const slot = batch.resources[r]!;
+  for (let r = 0; r < resources.length; r++) {
+    const slot = resources[r]!;
     const id = slot.id as string;
-    for (let i = start[r]!; i < start[r + 1]!; i++) checkCollectorMetricName(batch.metrics[order[i]!]!.name);
+    for (let i = start[r]!; i < start[r + 1]!; i++) checkName(metrics[order[i]!]!);
+    if (known[r] === 1) {
+      // Its metrics all resolved and its creator found: nothing to create, only the writer's rights to check.
+      const creator = slot.creator!;
+      mayUpdate(creator);
+      for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(metrics[order[i]!]!.record?.creator ?? creator);
+      continue;
+    }
     // A resource named again under another key (its id coinciding) is found as the write leaves it.
     let created = plan.created.get(id);
     const existing = found.resources.get(id);
-    let creator = known[r] === 1 ? slot.creator : (created?.creator ?? (ofType(existing, write.type) ? existing!.creator : undefined));
+    let creator = created?.creator ?? (ofType(existing, write.type) ? existing!.creator : undefined);
     if (creator === undefined) {
       if (existing !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: id });
       creator = write.creator;
@@ -595,7 +659,7 @@ function planCollectorWrite(
     }
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const m = order[i]!;
-      const metric = batch.metrics[m]!;
+      const metric = metrics[m]!;
       if (metric.record !== undefined) continue;
       let specs = created?.metrics;
       if (specs === undefined) {
@@ -606,7 +670,7 @@ function planCollectorWrite(
       specs.set(metric.name, { kind: 'new', archivePolicyName: policies.get(metric.name)!, unit: null, id: newMetricId() });
       plan.newMetrics.push({ metric: m, id, name: metric.name });
     }
-    for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(batch.metrics[order[i]!]!.record?.creator ?? creator);
+    for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(metrics[order[i]!]!.record?.creator ?? creator);
   }
   return plan;
 }
