@@ -82,12 +82,18 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
   const n = which?.length ?? points.metricIds.length;
   const { metricIds, start, count, timestamps, values } = points;
   const shared = !Array.isArray(timestamps);
+  const last = which === undefined ? lastLayout : undefined;
+  let same = last !== undefined && last.metricIds.length === n;
   let size = 4;
   for (let k = 0; k < n; k++) {
     const i = which === undefined ? k : which[k]!;
     size += 1 + metricIds[i]!.length + 4 + 16 * count[i]!;
+    // The same id object mostly (a metric's record holds it): compared without reading its characters.
+    same &&= last!.metricIds[k] === metricIds[i] && last!.count[k] === count[i];
   }
   const bytes = Buffer.allocUnsafe(size);
+  // Ids and counts where the last record has them: one copy instead of each id's characters.
+  if (same) last!.bytes.copy(bytes);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   view.setUint32(0, n, true);
   let offset = 4;
@@ -97,17 +103,18 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
     const i = which === undefined ? k : which[k]!;
     const metricId = metricIds[i]!;
     const idLength = metricId.length;
-    if (idLength > 255) throw new RangeError(`Metric id too long: ${metricId}`);
-    bytes[offset] = idLength;
-    // As latin1: a UUID's 36 characters cost less copied here than a Buffer.write call each.
-    for (let c = 0; c < idLength; c++) bytes[offset + 1 + c] = metricId.charCodeAt(c);
-    offset += 1 + idLength;
     const from = start[i]!;
     const to = from + count[i]!;
+    if (!same) {
+      if (idLength > 255) throw new RangeError(`Metric id too long: ${metricId}`);
+      bytes[offset] = idLength;
+      // As latin1: a UUID's 36 characters cost less copied here than a Buffer.write call each.
+      for (let c = 0; c < idLength; c++) bytes[offset + 1 + c] = metricId.charCodeAt(c);
+      view.setUint32(offset + 1 + idLength, to - from, true);
+    }
+    offset += 1 + idLength + 4;
     const ts = shared ? timestamps : timestamps[i]!;
     const vs = shared ? (values as Float64Array) : (values as Float64Array[])[i]!;
-    view.setUint32(offset, to - from, true);
-    offset += 4;
     if (which !== undefined) entries.metricIds[k] = metricId;
     entries.offsets[k] = offset;
     entries.counts[k] = to - from;
@@ -124,8 +131,17 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
     entries.oldest[k] = oldest;
     entries.newest[k] = newest;
   }
+  if (which === undefined) lastLayout = { metricIds, count, bytes };
   return { bytes, entries };
 }
+
+/**
+ * The last record encoded of every metric of a push, its ids and point
+ * counts: a collector pushes the same metrics in the same order, so the
+ * next record's ids and counts are mostly these bytes again. Nothing
+ * changes a record's bytes, ids or counts once encoded.
+ */
+let lastLayout: { metricIds: readonly string[]; count: Uint32Array; bytes: Buffer } | undefined;
 
 /** The entries of a record, without copying their points (recovery after a restart). */
 export function incomingEntries(bytes: Uint8Array): IncomingEntries {
