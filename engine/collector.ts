@@ -134,7 +134,7 @@ function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return next;
 }
 
-/** Slots a batch reserves at most before its first (a huge write's arrays grow as they fill). */
+/** Slots a batch reserves ahead at most (a huge write's arrays grow past them as they fill). */
 const MAX_RESERVED_SLOTS = 1 << 16;
 
 /** `slots` cut to its first `count` (a reserved array's holes dropped: its store is trimmed in place). */
@@ -387,9 +387,9 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
  * found current at the index's metricRecordsVersion (its resource then
  * exists, of the write's type, by the creator on its slot) and no resource
  * shares its id with another. Undefined when the write needs those steps:
- * a series not resolved or a record that may have changed, or a refusal
- * or any refusal, which they make and throw in Gnocchi's order (all
- * resources prepared before any is checked).
+ * a series not resolved, a record that may have changed, or any refusal,
+ * which they make and throw in Gnocchi's order (every resource prepared
+ * before any right is checked).
  */
 function knownPoints(
   engine: Engine,
