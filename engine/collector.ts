@@ -190,10 +190,11 @@ export class CollectorBatch {
   /**
    * The batch index of each metric's resource, and where its points start
    * (points before were replaced); typed arrays, which the garbage
-   * collector never looks into, grown by doubling.
+   * collector never looks into, reserved as the slots are and grown by
+   * doubling past that.
    */
-  private resourceOf = new Int32Array(64);
-  private from = new Int32Array(64);
+  private resourceOf: Int32Array<ArrayBuffer>;
+  private from: Int32Array<ArrayBuffer>;
   private readonly stamp = ++lastStamp;
   private points: Scratch;
   private n = 0;
@@ -209,6 +210,9 @@ export class CollectorBatch {
     const reserve = (slots: number | undefined) => new Array(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
     this.resourceSlots = reserve(expected?.resources);
     this.metricSlots = reserve(expected?.metrics);
+    // As many as the metrics reserved: grown by doubling from a few, they were copied through every size.
+    this.resourceOf = new Int32Array(Math.max(1, this.metricSlots.length));
+    this.from = new Int32Array(Math.max(1, this.metricSlots.length));
   }
 
   /** The resources of the batch in order of first appearance. */

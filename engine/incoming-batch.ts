@@ -136,7 +136,7 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
     entries.oldest[k] = oldest;
     entries.newest[k] = newest;
   }
-  if (which === undefined) lastLayout = { metricIds, count, offsets: entries.offsets, bytes };
+  if (which === undefined) lastLayout = bytes.length <= MAX_LAYOUT_BYTES ? { metricIds, count, offsets: entries.offsets, bytes } : undefined;
   return { bytes, entries };
 }
 
@@ -147,6 +147,9 @@ export function encodeIncomingPoints(points: IncomingPoints, which?: readonly nu
  * Nothing changes a record's bytes, ids, counts or offsets once encoded.
  */
 let lastLayout: { metricIds: readonly string[]; count: Uint32Array; offsets: Uint32Array; bytes: Buffer } | undefined;
+
+/** Largest record kept as lastLayout: a huge push's would stay in memory until the next (4 MiB: ~70,000 metrics of a point). */
+const MAX_LAYOUT_BYTES = 4 << 20;
 
 /** Whether a push of every metric has the ids and counts of the last record encoded. */
 function sameLayout(metricIds: readonly string[], count: Uint32Array): boolean {
