@@ -134,6 +134,15 @@ function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return next;
 }
 
+/** Slots a batch reserves ahead at most (a huge write's arrays grow past them as they fill). */
+const MAX_RESERVED_SLOTS = 1 << 16;
+
+/** `slots` cut to its first `count` (a reserved array's holes dropped: its store is trimmed in place). */
+function trimmed<T>(slots: T[], count: number): T[] {
+  if (slots.length !== count) slots.length = count;
+  return slots;
+}
+
 /** Points as they come: the metric of each, its timestamp and value. */
 interface Scratch {
   owners: Int32Array;
@@ -168,29 +177,60 @@ function scratch(capacity: number): Scratch {
  * `shared` (see CollectorScope).
  */
 export class CollectorBatch {
-  readonly resources: ResourceSlot[] = [];
-  readonly metrics: MetricSlot[] = [];
+  /**
+   * Slots in order, `resourceCount` and `metricCount` of them: arrays
+   * reserved for the points expected, as a write of known series names as
+   * many resources and metrics as lines and arrays grown by push copied
+   * them through every size (~470 KB of garbage per 10,000 lines).
+   */
+  private readonly resourceSlots: ResourceSlot[];
+  private readonly metricSlots: MetricSlot[];
+  private resourceCount = 0;
+  private metricCount = 0;
   /**
    * The batch index of each metric's resource, and where its points start
    * (points before were replaced); typed arrays, which the garbage
-   * collector never looks into, grown by doubling.
+   * collector never looks into, reserved as the slots are and grown by
+   * doubling past that.
    */
-  private resourceOf = new Int32Array(64);
-  private from = new Int32Array(64);
+  private resourceOf: Int32Array<ArrayBuffer>;
+  private from: Int32Array<ArrayBuffer>;
   private readonly stamp = ++lastStamp;
   private points: Scratch;
   private n = 0;
 
-  constructor(expectedPoints: number) {
-    this.points = scratch(Math.max(16, expectedPoints));
+  /**
+   * `expected`: the points, resources and metrics the write likely has (a
+   * collector's writes name the same series; by default as many of each as
+   * points).
+   */
+  constructor(expectedPoints: number, expected?: { resources: number; metrics: number }) {
+    const capacity = Math.max(16, expectedPoints);
+    this.points = scratch(capacity);
+    const reserve = (slots: number | undefined) => new Array(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
+    this.resourceSlots = reserve(expected?.resources);
+    this.metricSlots = reserve(expected?.metrics);
+    // As many as the metrics reserved: grown by doubling from a few, they were copied through every size.
+    this.resourceOf = new Int32Array(Math.max(1, this.metricSlots.length));
+    this.from = new Int32Array(Math.max(1, this.metricSlots.length));
+  }
+
+  /** The resources of the batch in order of first appearance. */
+  get resources(): readonly ResourceSlot[] {
+    return trimmed(this.resourceSlots, this.resourceCount);
+  }
+
+  /** The metrics of the batch in order of first appearance. */
+  get metrics(): readonly MetricSlot[] {
+    return trimmed(this.metricSlots, this.metricCount);
   }
 
   /** The index of a resource in this batch. */
   resource(slot: ResourceSlot): number {
     if (slot.stamp !== this.stamp) {
       slot.stamp = this.stamp;
-      slot.index = this.resources.length;
-      this.resources.push(slot);
+      slot.index = this.resourceCount;
+      this.resourceSlots[this.resourceCount++] = slot;
     }
     return slot.index;
   }
@@ -198,14 +238,14 @@ export class CollectorBatch {
   /** The index of a metric in this batch (its resource counted too). */
   metric(slot: MetricSlot): number {
     if (slot.stamp !== this.stamp) {
-      const m = this.metrics.length;
+      const m = this.metricCount++;
       if (m === this.from.length) {
         this.from = grownInt32(this.from);
         this.resourceOf = grownInt32(this.resourceOf);
       }
       slot.stamp = this.stamp;
       slot.index = m;
-      this.metrics.push(slot);
+      this.metricSlots[m] = slot;
       this.from[m] = 0;
       this.resourceOf[m] = this.resource(slot.resource);
     }
@@ -227,11 +267,11 @@ export class CollectorBatch {
 
   /** The metrics of each resource in order of first appearance: resource r has order[start[r]..start[r + 1]). */
   metricsByResource(): ByResource {
-    const n = this.metrics.length;
+    const n = this.metricCount;
     const { resourceOf } = this;
-    const start = new Int32Array(this.resources.length + 1);
+    const start = new Int32Array(this.resourceCount + 1);
     for (let m = 0; m < n; m++) start[resourceOf[m]! + 1]!++;
-    for (let r = 0; r < this.resources.length; r++) start[r + 1]! += start[r]!;
+    for (let r = 0; r < this.resourceCount; r++) start[r + 1]! += start[r]!;
     const next = start.slice(0, -1);
     const order = new Int32Array(n);
     for (let m = 0; m < n; m++) order[next[resourceOf[m]!]!++] = m;
@@ -246,7 +286,7 @@ export class CollectorBatch {
   series(): BatchPoints {
     const { owners, timestamps: ts, values: vs } = this.points;
     const { from } = this;
-    const count = new Uint32Array(this.metrics.length);
+    const count = new Uint32Array(this.metricCount);
     let total = 0;
     for (let i = 0; i < this.n; i++) {
       const m = owners[i]!;
@@ -319,6 +359,8 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   const groups = batch.metricsByResource();
   const mayUpdate = memo(write.mayUpdate);
   const mayPost = memo(write.mayPost);
+  const known = knownPoints(engine, batch, groups, series, write, mayUpdate, mayPost);
+  if (known !== undefined) return engine.addPoints(known);
   let refusedMetrics: Set<number>;
   let plan: Plan;
   for (let attempt = 1; ; attempt++) {
@@ -343,6 +385,60 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
 }
 
 /**
+ * The points of a write of known series, in one pass over its resources
+ * and metrics: what lookUp, planCollectorWrite, resolveCreated and
+ * pushedPoints come to when every metric holds the record an earlier write
+ * found current at the index's metricRecordsVersion (its resource then
+ * exists, of the write's type, by the creator on its slot) and no resource
+ * shares its id with another. Undefined when the write needs those steps:
+ * a series not resolved, a record that may have changed, or any refusal,
+ * which they make and throw in Gnocchi's order (every resource prepared
+ * before any right is checked).
+ */
+function knownPoints(
+  engine: Engine,
+  batch: CollectorBatch,
+  { start, order }: ByResource,
+  series: BatchPoints,
+  write: CollectorWrite,
+  mayUpdate: (creator: string) => void,
+  mayPost: (creator: string) => void,
+): IncomingPoints | undefined {
+  const version = engine.index.metricRecordsVersion?.() ?? -1;
+  if (version === -1) return undefined;
+  const { resources, metrics } = batch;
+  const n = metrics.length;
+  const points: IncomingPoints = { metricIds: new Array<string>(n), start: new Uint32Array(n), count: new Uint32Array(n), timestamps: series.timestamps, values: series.values };
+  let at = 0;
+  for (let r = 0; r < resources.length; r++) {
+    const slot = resources[r]!;
+    const creator = slot.creator;
+    if (creator === undefined || slot.shared || typeof slot.id !== 'string' || start[r + 1] === start[r]) return undefined;
+    for (let i = start[r]!; i < start[r + 1]!; i++) {
+      const metric = metrics[order[i]!]!;
+      if (metric.record === undefined || metric.checked !== version) return undefined;
+    }
+    try {
+      write.prepare(slot);
+      mayUpdate(creator);
+      for (let i = start[r]!; i < start[r + 1]!; i++) {
+        const m = order[i]!;
+        const metric = metrics[m]!;
+        checkName(metric);
+        const record = metric.record!;
+        mayPost(record.creator ?? creator);
+        points.metricIds[at] = record.id;
+        points.start[at] = series.start[m]!;
+        points.count[at++] = series.count[m]!;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return points;
+}
+
+/**
  * The points of a write's resolved metrics, resource by resource, in the
  * batch's columns; and how many points the refused ones had. A metric
  * named twice (a resource under two keys) pushes its last points at its
@@ -350,20 +446,23 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
  * the map (a write may name 10,000 metrics).
  */
 function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, series: BatchPoints, refused: Set<number>): { points: IncomingPoints; dropped: number } {
-  const n = batch.metrics.length;
+  const { resources, metrics } = batch;
+  const n = metrics.length;
   const metricIds = new Array<string>(n);
   const points: IncomingPoints = { metricIds, start: new Uint32Array(n), count: new Uint32Array(n), timestamps: series.timestamps, values: series.values };
-  const placed = batch.resources.some((r) => r.shared) ? new Map<string, number>() : undefined;
+  let shared = false;
+  for (let r = 0; r < resources.length && !shared; r++) shared = resources[r]!.shared;
+  const placed = shared ? new Map<string, number>() : undefined;
   let pushed = 0;
   let dropped = 0;
-  for (let r = 0; r < batch.resources.length; r++) {
+  for (let r = 0; r < resources.length; r++) {
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const m = order[i]!;
       if (refused.size > 0 && refused.has(m)) {
         dropped += series.count[m]!;
         continue;
       }
-      const id = batch.metrics[m]!.record?.id;
+      const id = metrics[m]!.record?.id;
       if (id === undefined) continue;
       let at = placed?.get(id);
       if (at === undefined) {
@@ -384,11 +483,23 @@ function pushedPoints(batch: CollectorBatch, { start, order }: ByResource, serie
 /** `check` once per distinct argument: every metric of a write is usually of the same creator. */
 function memo(check: (creator: string) => void): (creator: string) => void {
   const passed = new Set<string>();
+  // The creator last passed, compared before hashing: a write checks each of its 10,000 metrics.
+  let last: string | undefined;
   return (creator) => {
-    if (passed.has(creator)) return;
-    check(creator);
-    passed.add(creator);
+    if (creator === last) return;
+    if (!passed.has(creator)) {
+      check(creator);
+      passed.add(creator);
+    }
+    last = creator;
   };
+}
+
+/** checkCollectorMetricName once per slot: its name never changes. */
+function checkName(metric: MetricSlot): void {
+  if (metric.nameChecked) return;
+  checkCollectorMetricName(metric.name);
+  metric.nameChecked = true;
 }
 
 interface Plan {
@@ -500,7 +611,9 @@ async function resolveCreated(
 ): Promise<void> {
   const chosen: number[] = [];
   const chosenIds: string[] = [];
-  for (let r = 0; r < batch.resources.length; r++) {
+  // A write of known series created nothing: no lookup by id per resource.
+  const wrote = created.size > 0 || extended.size > 0;
+  for (let r = 0; wrote && r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     const resource = created.get(slot.id as string);
     if (resource !== undefined && slot.creator === undefined) slot.creator = resource.creator;
@@ -519,10 +632,11 @@ async function resolveCreated(
     chosen.forEach((m, k) => (batch.metrics[m]!.record = records[k]));
   }
   const ids: string[] = [];
+  const { metrics } = batch;
   for (let r = 0; r < batch.resources.length; r++) {
     const slot = batch.resources[r]!;
     let open = slot.creator === undefined;
-    for (let i = start[r]!; i < start[r + 1]! && !open; i++) open = batch.metrics[order[i]!]!.record === undefined && !refused.has(order[i]!);
+    for (let i = start[r]!; i < start[r + 1]! && !open; i++) open = metrics[order[i]!]!.record === undefined && !refused.has(order[i]!);
     if (open) ids.push(slot.id as string);
   }
   if (ids.length === 0) return;
@@ -564,26 +678,36 @@ function planCollectorWrite(
   // Kept for the resources that may be created only: a write of known series would grow an array of 10,000 for nothing.
   const attrs: Record<string, AttributeValue>[] = [];
   const policies = new Map<string, string>();
+  const { resources, metrics } = batch;
   // Gnocchi gives every missing metric its policy first, which may refuse the write.
-  for (let r = 0; r < batch.resources.length; r++) {
-    const slot = batch.resources[r]!;
+  for (let r = 0; r < resources.length; r++) {
+    const slot = resources[r]!;
     const prepared = write.prepare(slot);
-    if (known[r] === 0) attrs[r] = prepared;
     if (slot.id instanceof Error) throw slot.id;
+    // A known resource's metrics are all resolved: none needs a policy.
+    if (known[r] === 1) continue;
+    attrs[r] = prepared;
     for (let i = start[r]!; i < start[r + 1]!; i++) {
-      const metric = batch.metrics[order[i]!]!;
+      const metric = metrics[order[i]!]!;
       if (metric.record === undefined && !policies.has(metric.name)) policies.set(metric.name, settledValue(found.policies.get(metric.name)!));
     }
   }
   const plan: Plan = { created: new Map(), extended: new Map(), newMetrics: [] };
-  for (let r = 0; r < batch.resources.length; r++) {
-    const slot = batch.resources[r]!;
+  for (let r = 0; r < resources.length; r++) {
+    const slot = resources[r]!;
     const id = slot.id as string;
-    for (let i = start[r]!; i < start[r + 1]!; i++) checkCollectorMetricName(batch.metrics[order[i]!]!.name);
+    for (let i = start[r]!; i < start[r + 1]!; i++) checkName(metrics[order[i]!]!);
+    if (known[r] === 1) {
+      // Its metrics all resolved and its creator found: nothing to create, only the writer's rights to check.
+      const creator = slot.creator!;
+      mayUpdate(creator);
+      for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(metrics[order[i]!]!.record?.creator ?? creator);
+      continue;
+    }
     // A resource named again under another key (its id coinciding) is found as the write leaves it.
     let created = plan.created.get(id);
     const existing = found.resources.get(id);
-    let creator = known[r] === 1 ? slot.creator : (created?.creator ?? (ofType(existing, write.type) ? existing!.creator : undefined));
+    let creator = created?.creator ?? (ofType(existing, write.type) ? existing!.creator : undefined);
     if (creator === undefined) {
       if (existing !== undefined) throw new Conflict({ cause: 'Resource already exists', detail: id });
       creator = write.creator;
@@ -595,7 +719,7 @@ function planCollectorWrite(
     }
     for (let i = start[r]!; i < start[r + 1]!; i++) {
       const m = order[i]!;
-      const metric = batch.metrics[m]!;
+      const metric = metrics[m]!;
       if (metric.record !== undefined) continue;
       let specs = created?.metrics;
       if (specs === undefined) {
@@ -606,7 +730,7 @@ function planCollectorWrite(
       specs.set(metric.name, { kind: 'new', archivePolicyName: policies.get(metric.name)!, unit: null, id: newMetricId() });
       plan.newMetrics.push({ metric: m, id, name: metric.name });
     }
-    for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(batch.metrics[order[i]!]!.record?.creator ?? creator);
+    for (let i = start[r]!; i < start[r + 1]!; i++) mayPost(metrics[order[i]!]!.record?.creator ?? creator);
   }
   return plan;
 }

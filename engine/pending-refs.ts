@@ -79,6 +79,14 @@ export class PendingRefs {
   /** Per metric row, its oldest slot and its newest. */
   private heads = new Int32Array(FIRST_ROWS);
   private tails = new Int32Array(FIRST_ROWS);
+  /** Per metric row, its metric (undefined once let go). */
+  private readonly rowIds: (string | undefined)[] = [];
+  /**
+   * The metric row of each entry of the record last added: collectors push
+   * the same metrics in the same order, and a row checked against its id
+   * costs less than a lookup in a map of thousands.
+   */
+  private lastRows = new Int32Array(FIRST_ROWS).fill(NONE);
   /** Per record row: its seq, when it was noted, and how many of its refs are left. */
   private readonly recordRows = new Rows();
   private seqs = new Float64Array(FIRST_ROWS);
@@ -151,6 +159,11 @@ export class PendingRefs {
     this.notedAt[record] = notedAt;
     this.left[record] = n;
     const { metricIds, offsets, counts, oldest, newest } = refs;
+    if (n > this.lastRows.length) {
+      const rows = new Int32Array(n).fill(NONE);
+      rows.set(this.lastRows);
+      this.lastRows = rows;
+    }
     for (let k = 0; k < n; k++) {
       const s = this.slot();
       const page = this.page(s);
@@ -161,13 +174,18 @@ export class PendingRefs {
       page.oldest[i] = oldest[k]!;
       page.newest[i] = newest[k]!;
       this.total += counts[k]!;
-      this.link(metricIds[k]!, s, seq);
+      this.lastRows[k] = this.link(metricIds[k]!, s, seq, this.lastRows[k]!);
     }
   }
 
-  /** Puts slot s, of record `seq`, in its metric's chain. */
-  private link(metricId: string, s: number, seq: number): void {
-    const row = this.metrics.get(metricId);
+  /** The row of a metric with refs, `hint` if it is that metric's; undefined for none. */
+  private rowOf(metricId: string, hint: number): number | undefined {
+    return hint !== NONE && this.rowIds[hint] === metricId ? hint : this.metrics.get(metricId);
+  }
+
+  /** Puts slot s, of record `seq`, in its metric's chain; answers the metric's row. */
+  private link(metricId: string, s: number, seq: number, hint: number): number {
+    const row = this.rowOf(metricId, hint);
     if (row === undefined) {
       const fresh = this.metricRows.take();
       if (fresh >= this.heads.length) {
@@ -176,26 +194,28 @@ export class PendingRefs {
       }
       this.setNext(s, NONE);
       this.heads[fresh] = this.tails[fresh] = s;
+      this.rowIds[fresh] = metricId;
       this.metrics.set(metricId, fresh);
-      return;
+      return fresh;
     }
     const tail = this.tails[row]!;
     if (this.seqOf(tail) <= seq) {
       this.setNext(s, NONE);
       this.setNext(tail, s);
       this.tails[row] = s;
-      return;
+      return row;
     }
     const head = this.heads[row]!;
     if (this.seqOf(head) > seq) {
       this.setNext(s, head);
       this.heads[row] = s;
-      return;
+      return row;
     }
     let prev = head;
     while (this.seqOf(this.nextOf(prev)) <= seq) prev = this.nextOf(prev);
     this.setNext(s, this.nextOf(prev));
     this.setNext(prev, s);
+    return row;
   }
 
   private headOf(metricId: string): number {
@@ -276,6 +296,7 @@ export class PendingRefs {
     this.total -= dropped;
     if (s === NONE) {
       this.metrics.delete(metricId);
+      this.rowIds[row] = undefined;
       this.metricRows.give(row);
       if (this.metrics.size === 0) this.shrink();
     } else if (s !== head) this.heads[row] = s;
@@ -301,6 +322,9 @@ export class PendingRefs {
     this.pages.length = Math.min(this.pages.length, KEPT_PAGES);
     this.metricRows.clear();
     this.recordRows.clear();
+    this.rowIds.length = 0;
+    if (this.lastRows.length > FIRST_ROWS) this.lastRows = new Int32Array(FIRST_ROWS);
+    this.lastRows.fill(NONE);
     if (this.heads.length > FIRST_ROWS) {
       this.heads = new Int32Array(FIRST_ROWS);
       this.tails = new Int32Array(FIRST_ROWS);

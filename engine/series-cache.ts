@@ -142,6 +142,8 @@ export class MetricSlot {
   record: MetricRecord | undefined = undefined;
   /** The index's metricRecordsVersion when `record` was last found current (-1: never). */
   checked = -1;
+  /** Whether the name passed the collectors' check of metric names (a refused one is refused on every write). */
+  nameChecked = false;
   constructor(
     readonly resource: ResourceSlot,
     readonly name: string,
@@ -155,6 +157,8 @@ export interface CollectorMaps<S> {
   /** The first slot of each resource id, to mark the slots that share one. */
   byId: Map<string, ResourceSlot>;
   metrics: Map<string, MetricSlot>;
+  /** How many resources and metrics the scope's last write named: what its next write likely names. */
+  named: { resources: number; metrics: number };
 }
 
 /**
@@ -165,7 +169,7 @@ export interface CollectorMaps<S> {
  */
 export class CollectorScope<S> {
   private readonly scope: SeriesScope<CollectorMaps<S>>;
-  private readonly own: Omit<CollectorMaps<S>, 'series'> = { resources: new Map(), byId: new Map(), metrics: new Map() };
+  private readonly own: Omit<CollectorMaps<S>, 'series' | 'named'> = { resources: new Map(), byId: new Map(), metrics: new Map() };
   /** The entry of the series last seen (START before the first, UNKNOWN after one not remembered). */
   private last = START;
   private viewed: Uint8Array | undefined = undefined;
@@ -175,7 +179,19 @@ export class CollectorScope<S> {
     private readonly cache: SeriesCache,
     name: string,
   ) {
-    this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), byId: new Map(), metrics: new Map() }));
+    this.scope = cache.scope(name, () => ({ series: new ByteMap(), resources: new Map(), byId: new Map(), metrics: new Map(), named: { resources: 0, metrics: 0 } }));
+  }
+
+  /** How many resources and metrics the scope's last write named (0 before any). */
+  get named(): Readonly<{ resources: number; metrics: number }> {
+    return this.scope.maps.named;
+  }
+
+  /** Notes how many resources and metrics this write named. */
+  noteNamed(resources: number, metrics: number): void {
+    const { named } = this.scope.maps;
+    named.resources = resources;
+    named.metrics = metrics;
   }
 
   /** The entry of the series written as bytes [start, end), whose hashBytes is `hash`; -1 when not remembered. */

@@ -125,7 +125,7 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
   const scope = new CollectorScope<InfluxSeries>(cache, `influxdb\u0000${write.db}\u0000${write.tagToRid}\u0000${write.creator}`);
   const scan = new LineScanner(body, write.precision);
   // Lines of a collector take ~50 bytes.
-  const batch = new CollectorBatch(Math.ceil(body.length / 40));
+  const batch = new CollectorBatch(Math.ceil(body.length / 40), scope.named);
   let refusal: EngineError | undefined;
   const lineFields: InfluxField[] = [];
   while (scan.nextLine()) {
@@ -167,6 +167,7 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
     }
   }
   if (refusal !== undefined) throw refusal;
+  scope.noteNamed(batch.resources.length, batch.metrics.length);
   return batch;
 }
 

@@ -103,7 +103,7 @@ export function groupRemoteWrite(bytes: Buffer, creator: string, cache: SeriesCa
 function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: string, cache: SeriesCache): CollectorBatch | null {
   const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
   const { count, labelsStart, labelsEnd, sampleStart, timestampsMs, values } = scanned;
-  const batch = new CollectorBatch(sampleStart[count]!);
+  const batch = new CollectorBatch(sampleStart[count]!, scope.named);
   let refusal: EngineError | undefined;
   for (let i = 0; i < count; i++) {
     const start = labelsStart[i]!;
@@ -134,6 +134,7 @@ function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: stri
     refusal = addSamples(batch, series.metric, timestampsMs, values, sampleStart[i]!, sampleStart[i + 1]!);
   }
   if (refusal !== undefined) throw refusal;
+  scope.noteNamed(batch.resources.length, batch.metrics.length);
   return batch;
 }
 

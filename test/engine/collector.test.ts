@@ -39,6 +39,26 @@ describe('CollectorBatch', () => {
     expect(pointsOf(batch.series(), 'values')).toEqual([[3], []]);
   });
 
+  it.each<[string, { resources: number; metrics: number } | undefined]>([
+    ['reserving as many as expected', { resources: 2, metrics: 3 }],
+    ['reserving fewer than there are', { resources: 1, metrics: 1 }],
+    ['reserving more than there are', { resources: 50, metrics: 50 }],
+    ['reserving by the points expected', undefined],
+  ])('lists exactly the resources and metrics added, %s', (_case, expected) => {
+    const [a, b] = [resource('a'), resource('b')];
+    const [a1, a2, b1] = [new MetricSlot(a, 'a1'), new MetricSlot(a, 'a2'), new MetricSlot(b, 'b1')];
+    const batch = new CollectorBatch(40, expected);
+    expect(batch.resources).toEqual([]);
+    batch.add(batch.metric(a1), 1, 1);
+    expect(batch.metrics).toEqual([a1]);
+    batch.add(batch.metric(b1), 2, 2);
+    batch.add(batch.metric(a2), 3, 3);
+    batch.add(batch.metric(a1), 4, 4);
+    expect(batch.resources).toEqual([a, b]);
+    expect(batch.metrics).toEqual([a1, b1, a2]);
+    expect(pointsOf(batch.series(), 'values')).toEqual([[1, 4], [2], [3]]);
+  });
+
   it('counts a slot again in a new batch', () => {
     const r = resource('r');
     const m = new MetricSlot(r, 'm');

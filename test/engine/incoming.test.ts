@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
-import { copyIncomingSlice, encodeIncomingBatch, incomingEntries, recordView } from '../../engine/incoming-batch.js';
+import { copyIncomingSlice, encodeIncomingBatch, encodeIncomingPoints, incomingEntries, recordView, type IncomingPoints } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 import { incomingDir, segmentFiles } from '../../engine/drivers/lmdb/segment-log.js';
@@ -34,6 +34,58 @@ describe('incoming records', () => {
     expect(copyIncomingSlice(record, entries.offsets[0]!, entries.counts[0]!, into, 1)).toBe(3);
     expect([...into.timestamps]).toEqual([T0 + 5 * S, T0, T0 + S, T0]);
     expect([...into.values]).toEqual([-0.5, 1, 2, 0]);
+  });
+});
+
+/** The record layout as documented, written field by field: what encodeIncomingPoints must give whatever it encoded before. */
+function referenceRecord(metrics: [id: string, points: [number, number][]][]): Buffer {
+  const parts: Buffer[] = [Buffer.alloc(4)];
+  parts[0]!.writeUInt32LE(metrics.length);
+  for (const [id, points] of metrics) {
+    const head = Buffer.alloc(1 + id.length + 4);
+    head[0] = id.length;
+    head.write(id, 1, 'latin1');
+    head.writeUInt32LE(points.length, 1 + id.length);
+    const body = Buffer.alloc(16 * points.length);
+    points.forEach(([t, v], k) => {
+      body.writeDoubleLE(t, 8 * k);
+      body.writeDoubleLE(v, 8 * (points.length + k));
+    });
+    parts.push(head, body);
+  }
+  return Buffer.concat(parts);
+}
+
+/** A collector's push: every metric's points in one pair of columns. */
+function columns(metrics: [id: string, points: [number, number][]][]): IncomingPoints {
+  const all = metrics.flatMap(([, points]) => points);
+  const count = Uint32Array.from(metrics, ([, points]) => points.length);
+  const start = new Uint32Array(metrics.length);
+  for (let i = 1; i < metrics.length; i++) start[i] = start[i - 1]! + count[i - 1]!;
+  return { metricIds: metrics.map(([id]) => id), start, count, timestamps: Float64Array.from(all, ([t]) => t), values: Float64Array.from(all, ([, v]) => v) };
+}
+
+describe('records of successive pushes', () => {
+  const id = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
+  // Each push after the first starts from the bytes of the record before when its ids and counts match.
+  it.each<[string, [string, [number, number][]][][]]>([
+    ['the same metrics and counts', [[[id(1), [[1, 1]]], [id(2), [[1, 2]]]], [[id(1), [[2, 3]]], [id(2), [[2, 4]]]], [[id(1), [[3, 5]]], [id(2), [[3, 6]]]]]],
+    ['a metric replaced by one of the same length', [[[id(1), [[1, 1]]], [id(2), [[1, 2]]]], [[id(1), [[2, 3]]], [id(3), [[2, 4]]]]]],
+    ['a count changed', [[[id(1), [[1, 1]]], [id(2), [[1, 2]]]], [[id(1), [[2, 3], [3, 3]]], [id(2), [[2, 4]]]]]],
+    ['the same metrics in another order', [[[id(1), [[1, 1]]], [id(2), [[1, 2]]]], [[id(2), [[2, 3]]], [id(1), [[2, 4]]]]]],
+    ['one metric more, then fewer', [[[id(1), [[1, 1]]]], [[id(1), [[2, 3]]], [id(2), [[2, 4]]]], [[id(2), [[3, 5]]]]]],
+  ])('are the layout\'s bytes whatever came before: %s', (_case, pushes) => {
+    for (const metrics of pushes) {
+      const { bytes, entries } = encodeIncomingPoints(columns(metrics));
+      expect(bytes.equals(referenceRecord(metrics))).toBe(true);
+      expect(incomingEntries(bytes)).toEqual(entries);
+    }
+  });
+
+  it('are the layout\'s bytes for a subset of a push (another shard\'s metrics left out)', () => {
+    const metrics: [string, [number, number][]][] = [[id(1), [[1, 1]]], [id(2), [[1, 2]]], [id(3), [[1, 3]]]];
+    encodeIncomingPoints(columns(metrics));
+    expect(encodeIncomingPoints(columns(metrics), [0, 2]).bytes.equals(referenceRecord([metrics[0]!, metrics[2]!]))).toBe(true);
   });
 });
 

@@ -43,6 +43,30 @@ describe('PendingRefs', () => {
     expect(seqsOf(pending, 'other')).toEqual([4]);
   });
 
+  // Records of a collector name the same metrics in the same order: each entry's row is tried first from the record before.
+  it.each<[string, string[][]]>([
+    ['the same metrics in the same order', [['a', 'b', 'c'], ['a', 'b', 'c'], ['a', 'b', 'c']]],
+    ['the metrics in another order', [['a', 'b', 'c'], ['c', 'a', 'b'], ['b', 'c', 'a']]],
+    ['fewer, then more metrics', [['a', 'b', 'c'], ['b'], ['c', 'b', 'a', 'd', 'e']]],
+    ['a metric released between records, its row taken by another', [['a', 'b'], ['release a'], ['c', 'b'], ['a', 'c', 'b']]],
+    ['every metric released between records', [['a', 'b'], ['release a'], ['release b'], ['b', 'a'], ['a', 'b']]],
+  ])('files each ref under its own metric, records naming %s', (_case, records) => {
+    const pending = new PendingRefs();
+    const expected = new Map<string, number[]>();
+    records.forEach((ids, seq) => {
+      const released = /^release (.+)$/.exec(ids[0]!)?.[1];
+      if (released !== undefined) {
+        pending.release(released);
+        expected.delete(released);
+        return;
+      }
+      pending.add(seq, seq, entries(...ids.map((id): [string, number, number, number, number] => [id, seq, 1, seq, seq])));
+      for (const id of ids) expected.set(id, [...(expected.get(id) ?? []), seq]);
+    });
+    expect(Object.fromEntries([...pending.metricIds()].map((id) => [id, seqsOf(pending, id)]))).toEqual(Object.fromEntries(expected));
+    expect(pending.size).toBe(expected.size);
+  });
+
   it('gives a metric\'s first refs with their offsets and counts', () => {
     const pending = new PendingRefs();
     pending.add(1, 0, entries(['m', 40, 2, 0, 0]));
