@@ -2,21 +2,19 @@
  * The writes of a processing batch, metric after metric, kept until its
  * commit. Each metric's new state (every update writes one) is encoded
  * into one buffer for the batch, and the rarer chunk and split writes go
- * into columns shared by the batch: a queue, a state buffer and arrays per
- * metric lived as long as the batch, hundreds of objects that every young
- * collection of the worker copied while the batch was being planned.
+ * into one queue for the batch, each metric's a range of it. A queue, a
+ * state buffer and arrays per metric lived as long as the batch: hundreds
+ * of objects that every young collection of the worker copied while the
+ * batch was being planned.
  */
-import type { MetricWrites, RecordWriter, RecordWrites, SeriesKeys, SeriesKind } from './drivers/types.js';
+import type { MetricWrites, RecordWriter, RecordWrites } from './drivers/types.js';
 import { metricStateSize, writeMetricState, type MetricState } from './metric-state.js';
+import { WriteQueue } from './record-writes.js';
 
 /** Bytes of states a batch's buffer starts with: a time-major batch's 256 states of ~150 bytes. */
 const FIRST_BYTES = 64 * 1024;
 
-export class BatchWrites implements RecordWriter {
-  private readonly kinds: SeriesKind[] = [];
-  private readonly keys: SeriesKeys[SeriesKind][] = [];
-  /** `undefined`: a removal. */
-  private readonly values: (Uint8Array | undefined)[] = [];
+export class BatchWrites extends WriteQueue {
   /** Per metric, where its writes end in the columns. */
   private readonly ends: Uint32Array;
   /** Per metric, where its state starts and ends in `states` (equal: it writes none). */
@@ -27,21 +25,10 @@ export class BatchWrites implements RecordWriter {
   private metric = 0;
 
   constructor(metrics: number) {
+    super();
     this.ends = new Uint32Array(metrics);
     this.stateStarts = new Uint32Array(metrics);
     this.stateEnds = new Uint32Array(metrics);
-  }
-
-  put<K extends SeriesKind>(kind: K, key: SeriesKeys[K], value: Uint8Array): void {
-    this.kinds.push(kind);
-    this.keys.push(key);
-    this.values.push(value);
-  }
-
-  remove<K extends SeriesKind>(kind: K, key: SeriesKeys[K]): void {
-    this.kinds.push(kind);
-    this.keys.push(key);
-    this.values.push(undefined);
   }
 
   /** The current metric's new state: its last write. */
@@ -59,7 +46,7 @@ export class BatchWrites implements RecordWriter {
 
   /** The writes since the previous metric's end are the current metric's; the next metric's follow. */
   endMetric(): void {
-    this.ends[this.metric++] = this.kinds.length;
+    this.ends[this.metric++] = this.length;
   }
 
   /** Per metric (in batch order, as `metricIds` names them), its writes. */
@@ -70,13 +57,8 @@ export class BatchWrites implements RecordWriter {
   }
 
   /** Replays metric i's writes in the order they were made. */
-  apply(i: number, into: RecordWriter, metricId: string): void {
-    for (let k = i === 0 ? 0 : this.ends[i - 1]!; k < this.ends[i]!; k++) {
-      const value = this.values[k];
-      // The kind and key were queued together: the pair is consistent.
-      if (value === undefined) into.remove(this.kinds[k]!, this.keys[k] as never);
-      else into.put(this.kinds[k]!, this.keys[k] as never, value);
-    }
+  applyMetric(i: number, into: RecordWriter, metricId: string): void {
+    this.applyRange(i === 0 ? 0 : this.ends[i - 1]!, this.ends[i]!, into);
     if (this.stateEnds[i]! > this.stateStarts[i]!) into.put('state', metricId, this.states.subarray(this.stateStarts[i]!, this.stateEnds[i]!));
   }
 }
@@ -90,6 +72,6 @@ class MetricRange implements RecordWrites {
   ) {}
 
   apply(into: RecordWriter): void {
-    this.batch.apply(this.metric, into, this.metricId);
+    this.batch.applyMetric(this.metric, into, this.metricId);
   }
 }

@@ -26,9 +26,19 @@ export class WriteQueue implements RecordWriter, RecordWrites {
     this.values.push(undefined);
   }
 
+  /** How many writes are queued. */
+  get length(): number {
+    return this.kinds.length;
+  }
+
   /** Replays the writes in the order they were queued. */
   apply(into: RecordWriter): void {
-    for (let i = 0; i < this.kinds.length; i++) {
+    this.applyRange(0, this.kinds.length, into);
+  }
+
+  /** Replays writes `from` to `to` (not included) in the order they were queued. */
+  protected applyRange(from: number, to: number, into: RecordWriter): void {
+    for (let i = from; i < to; i++) {
       const value = this.values[i];
       // The kind and key were queued together: the pair is consistent.
       if (value === undefined) into.remove(this.kinds[i]!, this.keys[i] as never);

@@ -6,14 +6,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { collectorState, writeCollectorBatch, type CollectorWrite } from '../../engine/collector.js';
 import type { IncomingPoints } from '../../engine/incoming-batch.js';
 import { groupLines } from '../../server/routes/influxdb.js';
-import { createPolicy, json, startTestApp, type TestApp } from './helpers.js';
+import { json, startInfluxTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
 beforeEach(async () => {
-  t = await startTestApp();
-  await createPolicy(t.app, { name: 'low', definition: [{ granularity: '1 hour', points: 100000 }] });
-  await json(t.app, 'POST', '/v1/archive_policy_rule', { name: 'all', metric_pattern: '*', archive_policy_name: 'low' });
-  expect((await json(t.app, 'POST', '/v1/influxdb/query?q=create+database+db1')).status).toBe(204);
+  t = await startInfluxTestApp();
 });
 afterEach(async () => {
   await t.close();

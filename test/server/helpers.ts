@@ -114,6 +114,16 @@ export async function createPolicy(app: FastifyInstance, policy: Record<string, 
   return res.body;
 }
 
+/** A server whose metrics all get policy `low` (1 hour), with InfluxDB database `db1` created. */
+export async function startInfluxTestApp(): Promise<TestApp> {
+  const t = await startTestApp();
+  await createPolicy(t.app, { name: 'low', definition: [{ granularity: '1 hour', points: 100000 }] });
+  await json(t.app, 'POST', '/v1/archive_policy_rule', { name: 'all', metric_pattern: '*', archive_policy_name: 'low' });
+  const created = await json(t.app, 'POST', '/v1/influxdb/query?q=create+database+db1');
+  if (created.status !== 204) throw new Error(`cannot create database db1: ${created.status} ${created.text}`);
+  return t;
+}
+
 /** Creates a metric and returns its id. */
 export async function createMetric(
   app: FastifyInstance,

@@ -2,14 +2,11 @@
 // except where server/routes/influxdb.ts documents a deliberate difference.
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, createPolicy, json, readMeasures, startTestApp, USER, type Headers, type TestApp } from './helpers.js';
+import { ADMIN, createPolicy, json, readMeasures, startInfluxTestApp, startTestApp, USER, type Headers, type TestApp } from './helpers.js';
 
 let t: TestApp;
 beforeEach(async () => {
-  t = await startTestApp();
-  await createPolicy(t.app, { name: 'low', definition: [{ granularity: '1 hour', points: 100000 }] });
-  await json(t.app, 'POST', '/v1/archive_policy_rule', { name: 'all', metric_pattern: '*', archive_policy_name: 'low' });
-  expect((await json(t.app, 'POST', '/v1/influxdb/query?q=create+database+db1')).status).toBe(204);
+  t = await startInfluxTestApp();
 });
 afterEach(async () => {
   await t.close();
