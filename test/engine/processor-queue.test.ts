@@ -40,10 +40,10 @@ it.each([1, 2])('with %i worker(s), keeps one batch queued beyond them and no mo
   processor = new Processor({
     drivers: engine.drivers,
     index: engine.index,
-    // Each batch is held a moment, as a worker's would be, so that the next ones pile up if allowed to.
+    // Each batch is held, as a worker's would be, long enough for the next ones to pile up if allowed to.
     runner: async (jobs, lease) => {
       most = Math.max(most, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 50));
       inFlight--;
       return run(jobs, lease);
     },
