@@ -26,7 +26,7 @@ import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import { PendingRefs } from './pending-refs.js';
 import type { ProcessJob, ProcessResult } from './process-metrics.js';
-import { PATIENCE_WINDOWS, RECEIVING_HOLD_MS, takeable, windowCutoff, worthSweeping, worthTaking } from './reorder-window.js';
+import { RECEIVING_HOLD_MS, sweepCutoff, takeable, windowCutoff, worthSweeping, worthTaking } from './reorder-window.js';
 
 export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
 
@@ -550,10 +550,9 @@ export class Processor {
     // Come back when a sweep becomes worth it (worthSweeping), if that is sooner than the interval.
     let wait = this.pending.size === 0 ? Infinity : intervalMs;
     const now = performance.now();
-    for (const opens of [this.newestNoted + window, this.oldestNoted() + (1 + PATIENCE_WINDOWS) * window]) {
-      if (opens > now && opens !== Infinity) wait = Math.min(wait, Math.ceil(opens - now));
-    }
-    if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - performance.now())));
+    const opens = sweepCutoff(this.oldestNoted(), this.newestNoted, window) + window;
+    if (opens > now && opens !== Infinity) wait = Math.min(wait, Math.ceil(opens - now));
+    if (settleAt !== undefined) wait = Math.min(wait, Math.max(1, Math.ceil(settleAt - now)));
     this.schedule(wait);
   }
 

@@ -126,7 +126,12 @@ export function worthTaking(refs: readonly WindowRef[], taken: number, cutoff: n
  * found waiting for its newest pushes.
  */
 export function worthSweeping(oldestNoted: number, newestNoted: number, cutoff: number, windowMs: number): boolean {
-  return newestNoted <= cutoff || oldestNoted <= cutoff - PATIENCE_WINDOWS * windowMs;
+  return cutoff >= sweepCutoff(oldestNoted, newestNoted, windowMs);
+}
+
+/** The least cutoff at which worthSweeping holds: a round comes back when the cutoff reaches it. */
+export function sweepCutoff(oldestNoted: number, newestNoted: number, windowMs: number): number {
+  return Math.min(newestNoted, oldestNoted + PATIENCE_WINDOWS * windowMs);
 }
 
 /**
