@@ -46,37 +46,67 @@ export interface JobBatch {
   settle?: number;
 }
 
-export function packJobs(jobs: readonly ProcessJob[]): JobBatch {
-  const indexes = new Map<string, number>();
-  const refStarts = new Uint32Array(jobs.length + 1);
-  for (let i = 0; i < jobs.length; i++) refStarts[i + 1] = refStarts[i]! + jobs[i]!.refs.length;
-  const batch: JobBatch = {
-    metricIds: new Array<string>(jobs.length),
-    policies: [],
-    policyIndexes: new Uint32Array(jobs.length),
-    refStarts,
-    refs: new Float64Array(3 * refStarts[jobs.length]!),
-  };
-  const settle = jobs[0]?.settle;
-  if (settle !== undefined) batch.settle = settle;
-  let at = 0;
-  for (let i = 0; i < jobs.length; i++) {
-    const { metricId, policy, refs } = jobs[i]!;
-    let index = indexes.get(policy.name);
-    if (index === undefined) {
-      index = batch.policies.push(policy) - 1;
-      indexes.set(policy.name, index);
-    }
-    batch.metricIds[i] = metricId;
-    batch.policyIndexes[i] = index;
-    for (let r = 0; r < refs.length; r++) {
-      const { seq, offset, count } = refs[r]!;
-      batch.refs[at++] = seq;
-      batch.refs[at++] = offset;
-      batch.refs[at++] = count;
-    }
+/**
+ * Builds a batch job by job without an object per job or per ref: the
+ * processor knows how many refs each job takes before it copies them out of
+ * its pending table, so the refs array is allocated once, to size.
+ */
+export class JobBatchBuilder {
+  private readonly metricIds: string[] = [];
+  private readonly policies: ArchivePolicy[] = [];
+  private readonly byName = new Map<string, number>();
+  private readonly policyIndexes: Uint32Array;
+  private readonly refStarts: Uint32Array;
+
+  /** At most `capacity` jobs; `settle` as ProcessJob.settle, for every job. */
+  constructor(
+    capacity: number,
+    private readonly settle?: number,
+  ) {
+    this.policyIndexes = new Uint32Array(capacity);
+    this.refStarts = new Uint32Array(capacity + 1);
   }
-  return batch;
+
+  get size(): number {
+    return this.metricIds.length;
+  }
+
+  add(metricId: string, policy: ArchivePolicy, refs: number): void {
+    const job = this.metricIds.length;
+    let index = this.byName.get(policy.name);
+    if (index === undefined) {
+      index = this.policies.push(policy) - 1;
+      this.byName.set(policy.name, index);
+    }
+    this.metricIds.push(metricId);
+    this.policyIndexes[job] = index;
+    this.refStarts[job + 1] = this.refStarts[job]! + refs;
+  }
+
+  /** The batch: `fill` writes each job's `count` refs as seq, offset, count into `refs` from index `at`. */
+  build(fill: (job: number, metricId: string, count: number, refs: Float64Array, at: number) => void): JobBatch {
+    const n = this.metricIds.length;
+    const { refStarts } = this;
+    const refs = new Float64Array(3 * refStarts[n]!);
+    for (let i = 0; i < n; i++) fill(i, this.metricIds[i]!, refStarts[i + 1]! - refStarts[i]!, refs, 3 * refStarts[i]!);
+    // Copies to size: a view would carry its whole buffer to the worker.
+    const batch: JobBatch = { metricIds: this.metricIds, policies: this.policies, policyIndexes: this.policyIndexes.slice(0, n), refStarts: refStarts.slice(0, n + 1), refs };
+    if (this.settle !== undefined) batch.settle = this.settle;
+    return batch;
+  }
+}
+
+/** The batch of these jobs (tests and callers that hold jobs as objects). */
+export function packJobs(jobs: readonly ProcessJob[]): JobBatch {
+  const builder = new JobBatchBuilder(jobs.length, jobs[0]?.settle);
+  for (const { metricId, policy, refs } of jobs) builder.add(metricId, policy, refs.length);
+  return builder.build((job, _metricId, _count, out, at) => {
+    for (const { seq, offset, count } of jobs[job]!.refs) {
+      out[at++] = seq;
+      out[at++] = offset;
+      out[at++] = count;
+    }
+  });
 }
 
 export function policyOf(batch: JobBatch, job: number): ArchivePolicy {
@@ -94,6 +124,14 @@ export function setResult(results: PackedResults, job: number, consumed: number,
   results[3 * job] = consumed;
   results[3 * job + 1] = lastSeq;
   results[3 * job + 2] = looseRows;
+}
+
+export function resultLastSeq(results: PackedResults, job: number): number {
+  return results[3 * job + 1]!;
+}
+
+export function resultLooseRows(results: PackedResults, job: number): number {
+  return results[3 * job + 2]!;
 }
 
 /** The results of the batch of these metrics (in job order). */

@@ -7,7 +7,7 @@
  * of them. Columns are a few flat buffers the collector never looks into.
  */
 import { grown } from '../formats/grown.js';
-import type { IncomingEntries, IncomingRef } from './incoming-batch.js';
+import type { IncomingEntries } from './incoming-batch.js';
 import type { WindowRef } from './reorder-window.js';
 
 const NONE = -1;
@@ -248,16 +248,21 @@ export class PendingRefs {
     return view;
   }
 
-  /** A metric's first `n` refs (all by default), to hand to a job. */
-  refs(metricId: string, n = Infinity): IncomingRef[] {
-    const out: IncomingRef[] = [];
-    for (let s = this.headOf(metricId); s !== NONE && out.length < n; ) {
+  /**
+   * Writes a metric's first `n` refs into `out` from index `at`, as seq,
+   * offset and count (a job's refs in a JobBatch); how many it wrote.
+   */
+  copyRefs(metricId: string, n: number, out: Float64Array, at: number): number {
+    let copied = 0;
+    for (let s = this.headOf(metricId); s !== NONE && copied < n; copied++) {
       const page = this.page(s);
       const i = s & PAGE_MASK;
-      out.push({ seq: this.seqs[page.records[i]!]!, offset: page.offsets[i]!, count: page.counts[i]! });
+      out[at++] = this.seqs[page.records[i]!]!;
+      out[at++] = page.offsets[i]!;
+      out[at++] = page.counts[i]!;
       s = page.next[i]!;
     }
-    return out;
+    return copied;
   }
 
   /** A metric's pending measures. */

@@ -6,8 +6,8 @@ import { Piscina } from 'piscina';
 import { poolAtomics, type DriversLocation } from './drivers/location.js';
 import type { Lease } from './drivers/types.js';
 import { revived } from './errors.js';
-import { packJobs, resultsOf, type JobBatch, type PackedResults, type ProcessJob } from './job-batch.js';
-import { processMetrics, type ProcessingDrivers } from './process-metrics.js';
+import type { JobBatch, PackedResults } from './job-batch.js';
+import { processBatch, type ProcessingDrivers } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
 import { workerScript } from './worker-script.js';
 
@@ -35,8 +35,8 @@ export interface ReleaseTask {
   release: true;
 }
 
-export function toTask(drivers: DriversLocation, jobs: readonly ProcessJob[], { shard, fence }: Lease): ProcessTask {
-  return { drivers, shard, fence, ...packJobs(jobs) };
+export function toTask(drivers: DriversLocation, batch: JobBatch, { shard, fence }: Lease): ProcessTask {
+  return { drivers, shard, fence, ...batch };
 }
 
 /** What workers/process.ts gets in workerData. */
@@ -49,15 +49,10 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
   const data: ProcessWorkerData = { nice };
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads, atomics: poolAtomics(drivers) });
   return {
-    run: (jobs, lease) => {
-      const task = toTask(drivers, jobs, lease);
-      return (pool.run(task) as Promise<PackedResults>).then(
-        (results) => resultsOf(task.metricIds, results),
-        (err: unknown) => {
-          throw revived(err);
-        },
-      );
-    },
+    run: (batch, lease) =>
+      (pool.run(toTask(drivers, batch, lease)) as Promise<PackedResults>).catch((err: unknown) => {
+        throw revived(err);
+      }),
     utilization: () => pool.utilization,
     release: () => Promise.all(Array.from({ length: threads }, () => pool.run({ release: true } satisfies ReleaseTask) as Promise<number>)),
     destroy: () => pool.destroy(),
@@ -65,5 +60,5 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
 }
 
 export function inlineRunner(drivers: ProcessingDrivers): JobRunner {
-  return (jobs, lease) => processMetrics(drivers, jobs, lease);
+  return (batch, lease) => processBatch(drivers, batch, lease);
 }

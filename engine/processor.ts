@@ -25,10 +25,11 @@ import type { IndexStore } from './drivers/index-store.js';
 import type { ArchivePolicy } from './archive-policy.js';
 import { lastSeqOf } from './metric-state.js';
 import { PendingRefs } from './pending-refs.js';
-import type { ProcessJob, ProcessResult } from './process-metrics.js';
+import { JobBatchBuilder, resultLastSeq, resultLooseRows, type JobBatch, type PackedResults } from './job-batch.js';
 import { RECEIVING_HOLD_MS, sweepCutoff, takeable, windowCutoff, worthSweeping, worthTaking } from './reorder-window.js';
 
-export type JobRunner = (jobs: ProcessJob[], lease: Lease) => Promise<ProcessResult[]>;
+/** Processes a batch under a lease: its results packed, in job order. */
+export type JobRunner = (batch: JobBatch, lease: Lease) => Promise<PackedResults>;
 
 /**
  * A held shard: its lease's fence, its incoming records some metric still
@@ -691,11 +692,11 @@ export class Processor {
     // Metrics are kept for settling only when settling is on: a kept one
     // keeps rounds coming for a settle never due.
     const settling = (this.options.settleAfterMs ?? 0) > 0;
-    const work = this.jobsOf(metricIds, cutoff, settle)
-      // Not awaited in the callback, whose frame would keep the jobs through the run.
-      .then((planned) => {
-        jobIds = planned.map((j) => j.metricId);
-        return jobIds.length === 0 ? undefined : this.options.runner(planned, lease);
+    const work = this.batchOf(metricIds, cutoff, settle)
+      // Not awaited in the callback, whose frame would keep the batch through the run.
+      .then((batch) => {
+        jobIds = batch.metricIds;
+        return jobIds.length === 0 ? undefined : this.options.runner(batch, lease);
       })
       .then(async (results) => {
         if (results === undefined) return;
@@ -703,14 +704,14 @@ export class Processor {
         let measures = 0;
         const now = performance.now();
         // Those left with many loose rows are settled later, if they still exist.
-        const loose = settling ? results.filter((r) => r.looseRows >= SETTLE_LEAST_ROWS).map((r) => r.metricId) : [];
+        const loose = settling ? jobIds.filter((_id, job) => resultLooseRows(results, job) >= SETTLE_LEAST_ROWS) : [];
         const kept = loose.length === 0 ? [] : await this.options.index.getMetrics(loose);
-        for (const r of results) this.unsettled.delete(r.metricId);
+        for (const id of jobIds) this.unsettled.delete(id);
         loose.forEach((id, i) => {
           if (kept[i] !== undefined) this.unsettled.set(id, now);
         });
-        // Records pushed while the job ran come after r.lastSeq and stay.
-        for (const r of results) measures += this.release(r.metricId, r.lastSeq);
+        // Records pushed while the job ran come after its lastSeq and stay.
+        for (let job = 0; job < jobIds.length; job++) measures += this.release(jobIds[job]!, resultLastSeq(results, job));
         report(measures, false);
       });
     let failed = false;
@@ -738,8 +739,8 @@ export class Processor {
     return tracked;
   }
 
-  /** The jobs of a batch: metrics gone (or whose policy is) are forgotten. */
-  private async jobsOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<ProcessJob[]> {
+  /** The batch of these metrics: metrics gone (or whose policy is) are forgotten. */
+  private async batchOf(metricIds: string[], cutoff: number, settle: number | undefined): Promise<JobBatch> {
     const { index } = this.options;
     const metrics = await index.getMetrics(metricIds);
     // Loops rather than flatMap and entries(): an array or an iterator result per metric, for batches of hundreds.
@@ -748,7 +749,7 @@ export class Processor {
     const names = [...unique];
     const found = await Promise.all(names.map((name) => index.getPolicy(name)));
     const policies = new Map<string, ArchivePolicy | undefined>(names.map((name, i) => [name, found[i]]));
-    const jobs: ProcessJob[] = [];
+    const batch = new JobBatchBuilder(metricIds.length, settle);
     for (let i = 0; i < metricIds.length; i++) {
       const id = metricIds[i]!;
       const metric = metrics[i];
@@ -757,12 +758,9 @@ export class Processor {
         this.forget(id);
         continue;
       }
-      if (settle !== undefined) jobs.push({ metricId: id, policy, refs: [], settle });
-      else {
-        const take = this.batchable(id, cutoff);
-        if (take > 0) jobs.push({ metricId: id, policy, refs: this.pending.refs(id, take) });
-      }
+      const take = settle === undefined ? this.batchable(id, cutoff) : 0;
+      if (settle !== undefined || take > 0) batch.add(id, policy, take);
     }
-    return jobs;
+    return batch.build((_job, id, count, refs, at) => this.pending.copyRefs(id, count, refs, at));
   }
 }

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { encodeIncomingBatch } from '../../engine/incoming-batch.js';
 import { Index, type MetricRecord } from '../../engine/index.js';
-import type { ProcessResult } from '../../engine/process-metrics.js';
+import { packedResults, setResult, type PackedResults } from '../../engine/job-batch.js';
 import { Processor, type JobRunner } from '../../engine/processor.js';
 import type { ReadOptions } from '../../engine/read-measures.js';
 
@@ -101,7 +101,11 @@ describe('Engine.readJson', () => {
 });
 
 describe('the processor', () => {
-  const results = (jobs: Parameters<JobRunner>[0]): ProcessResult[] => jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: 1, looseRows: 0 }));
+  const results = ({ metricIds }: Parameters<JobRunner>[0]): PackedResults => {
+    const packed = packedResults(metricIds.length);
+    for (let job = 0; job < metricIds.length; job++) setResult(packed, job, 1, 1, 0);
+    return packed;
+  };
 
   it.each([
     ['commits', (jobs) => Promise.resolve(results(jobs))],

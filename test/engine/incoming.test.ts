@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { packedResults, setResult } from '../../engine/job-batch.js';
 import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { copyIncomingSlice, encodeIncomingBatch, encodeIncomingPoints, incomingEntries, recordView, type IncomingPoints } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 import { incomingDir, segmentFiles } from '../../engine/drivers/lmdb/segment-log.js';
+import { unpackJobs } from './job-batches.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -243,9 +245,11 @@ describe('the processor', () => {
       drivers: engine.drivers,
       index: engine.index,
       // Batches stay in flight until released; each consumes every ref it was given.
-      runner: (jobs) => {
-        batches.push(jobs.map((j) => j.metricId));
-        return new Promise((resolve) => held.push(() => resolve(jobs.map((j) => ({ metricId: j.metricId, consumed: 1, lastSeq: Math.max(...j.refs.map((r) => r.seq)), looseRows: 0 })))));
+      runner: (batch) => {
+        batches.push(batch.metricIds);
+        const results = packedResults(batch.metricIds.length);
+        unpackJobs(batch).forEach((job, i) => setResult(results, i, 1, Math.max(...job.refs.map((r) => r.seq)), 0));
+        return new Promise((resolve) => held.push(() => resolve(results)));
       },
       parallelism: 2,
       intervalMs: 3_600_000,

@@ -28,7 +28,17 @@ function noted(...refs: [metricId: string, seq: number][]): PendingRefs {
   return pending;
 }
 
-const seqsOf = (pending: PendingRefs, id: string) => pending.refs(id).map((r) => r.seq);
+/** A metric's first `n` refs as copyRefs writes them into a job's columns, read back as objects. */
+function refsOf(pending: PendingRefs, id: string, n = Infinity): { seq: number; offset: number; count: number }[] {
+  // Room before and after the refs: copyRefs must write only its own.
+  const at = 3;
+  const out = new Float64Array(3 * (pending.window(id).length + 2)).fill(-1);
+  const copied = pending.copyRefs(id, n, out, at);
+  expect([out[at - 1], out[at + 3 * copied]]).toEqual([-1, -1]);
+  return Array.from({ length: copied }, (_, r) => ({ seq: out[at + 3 * r]!, offset: out[at + 3 * r + 1]!, count: out[at + 3 * r + 2]! }));
+}
+
+const seqsOf = (pending: PendingRefs, id: string) => refsOf(pending, id).map((r) => r.seq);
 
 describe('PendingRefs', () => {
   it.each<[string, number[], number[]]>([
@@ -71,9 +81,9 @@ describe('PendingRefs', () => {
     const pending = new PendingRefs();
     pending.add(1, 0, entries(['m', 40, 2, 0, 0]));
     pending.add(2, 0, entries(['m', 80, 3, 0, 0]));
-    expect(pending.refs('m', 1)).toEqual([{ seq: 1, offset: 40, count: 2 }]);
+    expect(refsOf(pending, 'm', 1)).toEqual([{ seq: 1, offset: 40, count: 2 }]);
     expect(pending.measuresOf('m')).toBe(5);
-    expect(pending.refs('none')).toEqual([]);
+    expect(refsOf(pending, 'none')).toEqual([]);
   });
 
   it('releases a prefix up to a seq, counting the measures and telling each record emptied', () => {
@@ -118,7 +128,7 @@ describe('PendingRefs', () => {
     expect(pending.size).toBe(n);
     expect(pending.measures).toBe(1.5 * n);
     expect(seqsOf(pending, 'm0')).toEqual([n]);
-    expect(pending.refs(`m${n - 1}`)).toEqual([
+    expect(refsOf(pending, `m${n - 1}`)).toEqual([
       { seq: n - 1, offset: n - 1, count: 1 },
       { seq: 2 * n - 1, offset: 2 * n - 1, count: 1 },
     ]);

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
-import { packedResults, policyOf, resultsOf, setResult } from '../../engine/job-batch.js';
+import { packedResults, packJobs, resultsOf, setResult } from '../../engine/job-batch.js';
 import { createWorkerRunner, toTask } from '../../engine/pool.js';
 import { tempDirs } from '../temp-dirs.js';
+import { unpackJobs } from './job-batches.js';
 
 const policy = (name: string): ArchivePolicy =>
   ({ name, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] }) as ArchivePolicy;
@@ -13,19 +14,14 @@ describe('worker tasks', () => {
     const [a, b] = [policy('a'), policy('b')];
     const refs = [{ seq: 7, offset: 45, count: 2 }, { seq: 2 ** 40 + 1, offset: 4, count: 1 }];
     const jobs = [{ metricId: 'm1', policy: a, refs }, { metricId: 'm2', policy: b, refs: [] }, { metricId: 'm3', policy: a, refs: refs.slice(1) }];
-    const task = structuredClone(toTask({ kind: 'lmdb', dataDir: '/data' }, jobs, { shard: 3, fence: 12 }));
+    const task = structuredClone(toTask({ kind: 'lmdb', dataDir: '/data' }, packJobs(jobs), { shard: 3, fence: 12 }));
     expect(task.policies.map((p) => p.name)).toEqual(['a', 'b']);
     expect({ shard: task.shard, fence: task.fence, settle: task.settle }).toEqual({ shard: 3, fence: 12, settle: undefined });
-    const unpacked = task.metricIds.map((metricId, i) => {
-      const own: { seq: number; offset: number; count: number }[] = [];
-      for (let r = task.refStarts[i]!; r < task.refStarts[i + 1]!; r++) own.push({ seq: task.refs[3 * r]!, offset: task.refs[3 * r + 1]!, count: task.refs[3 * r + 2]! });
-      return { metricId, policy: policyOf(task, i), refs: own };
-    });
-    expect(unpacked).toEqual(jobs);
+    expect(unpackJobs(task)).toEqual(jobs);
   });
 
   it('carry a settling batch\'s least rows', () => {
-    const task = toTask({ kind: 'lmdb', dataDir: '/data' }, [{ metricId: 'm1', policy: policy('a'), refs: [], settle: 5 }], { shard: 0, fence: 0 });
+    const task = toTask({ kind: 'lmdb', dataDir: '/data' }, packJobs([{ metricId: 'm1', policy: policy('a'), refs: [], settle: 5 }]), { shard: 0, fence: 0 });
     expect(structuredClone(task).settle).toBe(5);
   });
 
