@@ -9,7 +9,9 @@
  * iteration names new hosts; the grouping runs before the timed part.
  * Processing is off, and the pushed points are dropped after each
  * iteration. Reported as µs per created series: wall time, and the CPU
- * time and the garbage collections' time of warmup and timed iterations.
+ * time and the garbage collections' time of warmup and timed iterations;
+ * first, the process's first write alone (cold code, as a fresh server's
+ * first request).
  * Node's default young generation unless told (the server runs with
  * `--max-semi-space-size=1`):
  *
@@ -102,20 +104,30 @@ export async function run(): Promise<void> {
   const filled = `${name}, after 10,000 more each time`;
   bench.add(empty, write(empty), { beforeEach: () => prepare(true), afterEach: forget });
   bench.add(filled, write(filled), { beforeAll: () => prepare(true), beforeEach: () => prepare(false), afterEach: forget });
+  // The process's first write, before V8 has optimized any of it: what a fresh server's first request costs
+  // (the protocols bench's cold runs), which changes may move the other way from the warm figures.
+  const cold = `${name}, first write of the process, empty index`;
   try {
+    await prepare(true);
+    await write(cold)();
+    forget();
     await bench.run();
   } finally {
     observer.disconnect();
     if (current !== undefined) await close(current);
   }
+  const coldSpan = cpu.get(cold)?.spans[0];
+  const means: [string, number][] = [
+    [cold, coldSpan === undefined ? Number.NaN : coldSpan[1] - coldSpan[0]],
+    ...bench.tasks.map((t): [string, number] => [t.name, t.result?.state === 'completed' ? t.result.latency.mean : Number.NaN]),
+  ];
   console.table(
-    bench.tasks.map((t) => {
-      const mean = t.result?.state === 'completed' ? t.result.latency.mean : Number.NaN;
-      const used = cpu.get(t.name);
+    means.map(([task, mean]) => {
+      const used = cpu.get(task);
       const cpuMicros = used === undefined ? Number.NaN : used.micros / used.calls / SERIES;
       const gcMicros = used === undefined ? Number.NaN : (gcMillis(used.spans) * 1000) / used.calls / SERIES;
       return {
-        task: t.name,
+        task,
         'ms per call': mean.toFixed(1),
         'µs per series': ((mean * 1000) / SERIES).toFixed(1),
         'CPU µs per series': cpuMicros.toFixed(1),
