@@ -15,7 +15,7 @@ describe('the worker entry', () => {
   it.each(['sync', 'disabled'] as const)('loads the task module at start-up, before any task, with atomics %s', async (atomics) => {
     const name = `esm-entry-${atomics}-${process.pid}`;
     const channel = new BroadcastChannel(name);
-    const loaded = new Promise((resolve) => (channel.onmessage = (event) => resolve((event as MessageEvent).data)));
+    const loaded = new Promise((resolve) => (channel.onmessage = (event) => resolve((event as { data: unknown }).data)));
     try {
       pool = new Piscina({ filename: entry, workerData: { module: `${fixture}announce-load.mjs`, channel: name }, minThreads: 1, maxThreads: 1, atomics });
       // An idle thread with atomics blocks in Atomics.wait: a module still loading then makes no progress until a task comes.
