@@ -4,10 +4,11 @@
  * split for the fixed cost of a call. `run()` prints the table; running the
  * file calls it:
  *
- *   npx tsc -p tsconfig.json && node dist/bench/split-codec.bench.js [--freezes]
+ *   npx tsc -p tsconfig.json && node dist/bench/split-codec.bench.js [--freezes | --backlogs]
  *
  * `--freezes` times instead what a processing thread's freezes ask of the
- * compact codec under the default policy (see `freezes`).
+ * compact codec under the default policy (see `freezes`), `--backlogs` what
+ * they ask of it when each holds a backlog (see `backlogs`).
  */
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
@@ -229,7 +230,40 @@ export function freezes(): void {
   console.log(`freezes: ${least.toFixed(2)} us CPU per freeze of 15 rows into chunks of 0 to 60 (least of 12 rounds), ${bytes} bytes in the 75-row chunks`);
 }
 
+/**
+ * What a processing thread that lags behind its collectors encodes: each
+ * freeze holds a backlog of 100-300 rows, so chunks are encoded whole and
+ * never grown (a prom run of bench/protocols.ts with --warm 4 made 2,280
+ * encodes of 60-288 rows, 174 on average, and no growCompactSplit call). Prints the
+ * CPU time per encode of 200 series' first chunk (200 rows, no earlier
+ * plan: its first 64 rows are costed) and of the next (150 rows, on the
+ * first's plan): the least of 12 rounds.
+ */
+export function backlogs(): void {
+  const series = Array.from({ length: 200 }, (_, i) => defaultPolicyChunk(i + 1, 350));
+  const rows = (data: SplitColumns, from: number, to: number): SplitColumns => ({
+    timestamps: data.timestamps.subarray(from, to),
+    columns: data.columns.map((c) => c.subarray(from, to)),
+    present: data.present,
+  });
+  const firsts = series.map(({ key, granularity, data }) => encodeCompactSplit(key, granularity, rows(data, 0, 200)));
+  const least = (encode: (i: number) => Uint8Array): number => {
+    let best = Infinity;
+    for (let round = 0; round < 12; round++) {
+      const start = process.cpuUsage();
+      for (let repeat = 0; repeat < 4; repeat++) for (let i = 0; i < series.length; i++) encode(i);
+      const used = process.cpuUsage(start);
+      best = Math.min(best, (used.user + used.system) / (4 * series.length));
+    }
+    return best;
+  };
+  const first = least((i) => encodeCompactSplit(series[i].key, series[i].granularity, rows(series[i].data, 0, 200)));
+  const next = least((i) => encodeCompactSplit(series[i].key, series[i].granularity, rows(series[i].data, 200, 350), firsts[i]));
+  console.log(`backlogs: ${first.toFixed(2)} us CPU per first chunk of 200 rows, ${next.toFixed(2)} us per next chunk of 150 rows on its plan (least of 12 rounds)`);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (process.argv.includes('--freezes')) freezes();
+  else if (process.argv.includes('--backlogs')) backlogs();
   else await run();
 }
