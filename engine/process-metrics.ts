@@ -19,7 +19,7 @@ import { packedResults, packJobs, policyOf, resultsOf, setResult, type JobBatch,
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { RecordCache } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
-import { Float64Scratch } from './scratch.js';
+import { Float64Scratch, type Float64Alloc } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
 
@@ -196,11 +196,11 @@ class StoredStates {
     }
   }
 
-  /** Metric i's state, its open splits views into the batch's copy (which outlives the commit's writes of them). */
-  decode(i: number): MetricState | null {
+  /** Metric i's state, its open splits views into the batch's copy (which outlives the commit's writes of them), its tail from `alloc`. */
+  decode(i: number, alloc: Float64Alloc): MetricState | null {
     const start = this.starts[i]!;
     const end = this.starts[i + 1]!;
-    return end === start ? null : decodeMetricState(this.bytes, start, end);
+    return end === start ? null : decodeMetricState(this.bytes, start, end, alloc);
   }
 }
 
@@ -212,9 +212,9 @@ function putSealed(w: RecordWriter, key: SplitKeyTuple, data: SplitColumns): voi
 }
 
 /**
- * The tail and its merge with the new points, the aggregated rows, and the
- * open splits' rows decoded to be frozen: nothing of it outlives a
- * planUpdate call.
+ * The stored tail, its merge with the new points, the aggregated rows, and
+ * the open splits' rows decoded to be frozen: nothing of it outlives a
+ * metric's planUpdate call.
  */
 const scratch = new Float64Scratch();
 
@@ -287,7 +287,6 @@ function applyGranularity(snapshot: SeriesSnapshot, w: RecordWriter, metricId: s
  * the splits it seals or touches) into `writes`, its result into `results`.
  */
 function planUpdate(snapshot: SeriesSnapshot, batch: JobBatch, i: number, stored: MetricState | null, received: Received | null, writes: BatchWrites, results: PackedResults): void {
-  scratch.reset();
   const state = stored ?? emptyMetricState();
   const { refs, refStarts } = batch;
   let lastSeq = state.lastSeq;
@@ -377,7 +376,8 @@ export async function processBatch({ incoming, series }: ProcessingDrivers, batc
     points ??= await PendingPoints.fetch(incoming, lease.shard, batch, states.lastSeqs);
     const out = new BatchWrites(metricIds.length);
     for (let i = 0; i < metricIds.length; i++) {
-      planUpdate(snapshot, batch, i, states.decode(i), points.of(i), out, results);
+      scratch.reset();
+      planUpdate(snapshot, batch, i, states.decode(i, scratch.take), points.of(i), out, results);
       out.endMetric();
     }
     return out;
