@@ -32,6 +32,9 @@ function mostLooseRows(granularities: readonly GranularityState[]): number {
 }
 
 const MAX_KEY = Number.MAX_SAFE_INTEGER;
+const EMPTY = new Float64Array(0);
+/** Counts of pushes of a job up to which PendingPoints keeps an ends array each. */
+const MAX_KEPT_ENDS = 64;
 const NONE_SEALED: readonly number[] = [];
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
@@ -85,16 +88,42 @@ class PendingPoints {
     private readonly endsFilled: Uint32Array,
   ) {}
 
-  /** Job i's points, or null when it has none. */
-  of(i: number): Received | null {
+  /**
+   * Job i's points, or null when it has none: copied into views from
+   * `alloc`, with where its pushes end, into one Received object that the
+   * next call reuses. Time-major jobs of one batch have the same few points
+   * each, so the scratch's views and the ends array of the previous job
+   * serve again: three views and two objects per update were half of what
+   * the planning of one allocated.
+   */
+  of(i: number, alloc: Float64Alloc): Received | null {
     const start = this.starts[i]!;
     const end = this.filled[i]!;
     if (end === start) return null;
-    return {
-      points: { timestamps: this.timestamps.subarray(start, end), values: this.values.subarray(start, end) },
-      ends: this.ends.subarray(this.refStarts[i]!, this.endsFilled[i]!),
-    };
+    const timestamps = alloc(end - start);
+    const values = alloc(end - start);
+    for (let k = start; k < end; k++) {
+      timestamps[k - start] = this.timestamps[k]!;
+      values[k - start] = this.values[k]!;
+    }
+    const from = this.refStarts[i]!;
+    const pushes = this.endsFilled[i]! - from;
+    let ends = this.endsOfLength[pushes];
+    if (ends === undefined) {
+      ends = new Uint32Array(pushes);
+      if (pushes < MAX_KEPT_ENDS) this.endsOfLength[pushes] = ends;
+    }
+    for (let k = 0; k < pushes; k++) ends[k] = this.ends[from + k]!;
+    const received = this.received;
+    received.points.timestamps = timestamps;
+    received.points.values = values;
+    received.ends = ends;
+    return received;
   }
+
+  /** Per count of pushes, the array `of` hands their ends in. */
+  private readonly endsOfLength: Uint32Array[] = [];
+  private readonly received: { points: Series; ends: Uint32Array } = { points: { timestamps: EMPTY, values: EMPTY }, ends: new Uint32Array(0) };
 
   static async fetch(incoming: IncomingLog, shard: Shard, batch: JobBatch, lastSeqs: Float64Array): Promise<PendingPoints> {
     const { refs, refStarts: jobRefs } = batch;
@@ -377,7 +406,7 @@ export async function processBatch({ incoming, series }: ProcessingDrivers, batc
     const out = new BatchWrites(metricIds.length);
     for (let i = 0; i < metricIds.length; i++) {
       scratch.reset();
-      planUpdate(snapshot, batch, i, states.decode(i, scratch.take), points.of(i), out, results);
+      planUpdate(snapshot, batch, i, states.decode(i, scratch.take), points.of(i, scratch.take), out, results);
       out.endMetric();
     }
     return out;

@@ -113,8 +113,14 @@ export function rawRowCount(raw: Uint8Array): number {
 
 /** The first timestamp of a raw split that has rows. */
 export function rawFirstTimestamp(raw: Uint8Array): number {
-  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split with chunks.
-  for (let i = 0; i < 8; i++) FLOAT_BYTES[i] = raw[RAW_HEADER + i]!;
+  return rawTimestamp(raw, 0);
+}
+
+/** Row i's timestamp of a raw split. */
+function rawTimestamp(raw: Uint8Array, i: number): number {
+  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split.
+  const at = RAW_HEADER + 8 * i;
+  for (let b = 0; b < 8; b++) FLOAT_BYTES[b] = raw[at + b]!;
   return FLOAT[0]!;
 }
 
@@ -262,19 +268,20 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
   const n = rawRowCount(raw);
   if (update.columns.length !== ncols) throw new Error(`Split has ${ncols} columns, update ${update.columns.length}`);
   // Helpers at module level rather than closures: this runs for every open split of every metric update.
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const newTs = update.timestamps;
   let keep = 0;
   let hi = n;
   while (keep < hi) {
     const mid = (keep + hi) >>> 1;
-    if (newTs.length === 0 || rawTs(view, mid) < newTs[0]!) keep = mid + 1;
+    if (newTs.length === 0 || rawTimestamp(raw, mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
   }
-  const replacesTail = keep === n || (keep === n - 1 && rawTs(view, keep) === newTs[0]);
+  const replacesTail = keep === n || (keep === n - 1 && rawTimestamp(raw, keep) === newTs[0]);
   if (replacesTail && everyNull(update.present) && rawHasNoMask(raw, ncols, n)) {
     return appendRawRows(raw, ncols, n, keep, update);
   }
+  // Rows merged one by one: rarer (a value absent, or points among the old rows), a DataView is worth it.
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   if (fromOld.length < n - keep + newTs.length) {
     fromOld = new Int32Array(2 * (n - keep + newTs.length));
     fromNew = new Int32Array(fromOld.length);
