@@ -248,6 +248,23 @@ function presenceOrNull(agg: AggregatedColumns): SplitColumns {
   return { timestamps: agg.timestamps, columns: agg.columns, present };
 }
 
+/**
+ * The points of `s` from `from` on, copied into arrays from `alloc`: the
+ * new tail is cut from the merge on most updates, and processing's scratch
+ * hands out its views again where two views per update were made.
+ */
+function copyFrom(s: Series, from: number, alloc: Float64Alloc): Series {
+  if (from === 0) return s;
+  const n = s.timestamps.length - from;
+  const timestamps = alloc(n);
+  const values = alloc(n);
+  for (let i = 0; i < n; i++) {
+    timestamps[i] = s.timestamps[from + i]!;
+    values[i] = s.values[from + i]!;
+  }
+  return { timestamps, values };
+}
+
 function sliceSeries(s: Series, from: number): Series {
   if (from === 0) return s;
   return { timestamps: s.timestamps.subarray(from), values: s.values.subarray(from) };
@@ -310,6 +327,6 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
   }
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
-  const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));
+  const newTail = copyFrom(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)), alloc);
   return { tail: newTail, firstChanged: measures.timestamps[0]!, granularities, accepted: measures.timestamps.length };
 }
