@@ -104,12 +104,22 @@ function calendarGroupEnd(groupStart: number, group: CalendarGroup): number {
 
 type KeyOf = (ts: number) => number;
 
+const MAX_FIXED_KEYS = 64;
+
+/** A fixed granularity's key function, made once: aggregateMany asks for one per granularity of every metric update. */
+const fixedKeys = new Map<number, KeyOf>();
+
 function keyFunction(grouping: Grouping): KeyOf {
   if (typeof grouping === 'number') {
+    let keyOf = fixedKeys.get(grouping);
+    if (keyOf !== undefined) return keyOf;
     if (!(grouping > 0) || !Number.isFinite(grouping)) {
       throw new RangeError(`Invalid granularity: ${grouping}`);
     }
-    return (ts) => roundTimestamp(ts, grouping);
+    keyOf = (ts) => roundTimestamp(ts, grouping);
+    // Queries may ask for any granularity: a bounded few kept.
+    if (fixedKeys.size < MAX_FIXED_KEYS) fixedKeys.set(grouping, keyOf);
+    return keyOf;
   }
   if (!isCalendarGroup(grouping)) throw new RangeError(`Invalid calendar grouping: ${String(grouping)}`);
   // Input is sorted, so caching the current group's span makes the date
@@ -134,46 +144,61 @@ interface Groups {
   sorted?: Float64Array;
 }
 
-/**
- * How many groups sorted `timestamps` likely make: one per point, or for a
- * fixed granularity one per period they span (far fewer at 1 h over a
- * tail of 1 s points; these arrays are allocated on every update). Only a
- * first size: group() grows its arrays past it if needed.
- */
-function expectedGroups(timestamps: Float64Array, grouping: Grouping, keyOf: KeyOf): number {
-  const n = timestamps.length;
-  if (typeof grouping !== 'number' || n === 0) return n;
-  const periods = Math.round((keyOf(timestamps[n - 1]!) - keyOf(timestamps[0]!)) / grouping) + 1;
-  return Math.min(n, periods + 1);
-}
-
-function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, capacity = timestamps.length, alloc: Float64Alloc = freshFloat64): Groups {
-  const n = timestamps.length;
-  let keys = alloc(capacity);
-  let bounds = new Uint32Array(capacity + 1);
+/** How many groups sorted `timestamps` make. */
+function groupCount(timestamps: Float64Array, keyOf: KeyOf): number {
   let count = 0;
   let previous = NaN;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < timestamps.length; i++) {
     const key = keyOf(timestamps[i]!);
     if (key !== previous) {
-      if (count === keys.length) {
-        const size = Math.min(n, 2 * count + 1);
-        keys = grown(keys, alloc(size));
-        bounds = grown(bounds, new Uint32Array(size + 1));
-      }
-      keys[count] = key;
-      bounds[count] = i;
       count++;
       previous = key;
     }
   }
-  bounds[count] = n;
-  return { keys: count === keys.length ? keys : keys.subarray(0, count), bounds, values };
+  return count;
 }
 
-function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
+/**
+ * Bounds arrays for the plain and the derived groups of one aggregateMany
+ * call, reused by the next: a Uint32Array per granularity of every metric
+ * update was a fifth of what aggregating one allocated.
+ */
+class Bounds {
+  private array = new Uint32Array(64);
+
+  /** An array of at least `n` (the previous one's contents lost). */
+  readonly take = (n: number): Uint32Array => {
+    if (this.array.length < n) this.array = new Uint32Array(Math.max(n, 2 * this.array.length));
+    return this.array;
+  };
+}
+
+const plainBounds = new Bounds();
+const derivedBounds = new Bounds();
+
+/**
+ * Sorted timestamps' groups, counted first so that their keys take
+ * exactly their number from `alloc` (no view cut to size afterwards);
+ * their bounds from `bounds`.
+ */
+function group(timestamps: Float64Array, values: Float64Array, keyOf: KeyOf, alloc: Float64Alloc, bounds: Bounds): Groups {
+  const n = timestamps.length;
+  const count = groupCount(timestamps, keyOf);
+  const keys = alloc(count);
+  const starts = bounds.take(count + 1);
+  let g = 0;
+  let previous = NaN;
+  for (let i = 0; i < n; i++) {
+    const key = keyOf(timestamps[i]!);
+    if (key !== previous) {
+      keys[g] = key;
+      starts[g] = i;
+      g++;
+      previous = key;
+    }
+  }
+  starts[count] = n;
+  return { keys, bounds: starts, values };
 }
 
 // Values sorted within each group (NaN last, like numpy.lexsort), shared by
@@ -344,7 +369,7 @@ function derivedGroups(series: Series, granularity: number, firstIndex: number, 
   const from = Math.max(deriveFrom + 1, firstIndex);
   const diffs = new Float64Array(Math.max(timestamps.length - from, 0));
   for (let i = 0; i < diffs.length; i++) diffs[i] = values[from + i]! - values[from + i - 1]!;
-  return group(timestamps.subarray(from), diffs, keyOf);
+  return group(timestamps.subarray(from), diffs, keyOf, freshFloat64, derivedBounds);
 }
 
 /**
@@ -378,7 +403,7 @@ export function aggregateMany(
   const firstIndex = start === undefined ? 0 : lowerBound(timestamps, start);
   const fromFirst = firstIndex === 0 ? timestamps : timestamps.subarray(firstIndex);
   const plain = wantsPlain
-    ? group(fromFirst, firstIndex === 0 ? values : values.subarray(firstIndex), keyOf, expectedGroups(fromFirst, grouping, keyOf), alloc)
+    ? group(fromFirst, firstIndex === 0 ? values : values.subarray(firstIndex), keyOf, alloc, plainBounds)
     : undefined;
   const derived = wantsRate
     ? derivedGroups(series, grouping as number, firstIndex, keyOf, start)

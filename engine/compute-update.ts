@@ -69,6 +69,9 @@ function planOf(policy: ArchivePolicy): PolicyPlan {
   return plan;
 }
 
+/** A granularity update's splits when it has none (never added to). */
+const NO_SPLITS: GranularityUpdate['splits'] = [];
+
 /** Points sorted by insertion up to this many. */
 const SMALL_SORT = 32;
 
@@ -114,7 +117,7 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
   // Points already in order without repeats (the usual case) are taken as they are.
   if (strictlyIncreasing(points.timestamps)) return points;
   const runs = disjointRuns(points.timestamps, ends);
-  if (runs !== null) return concatRuns(points, ends, runs, alloc);
+  if (runs >= 0) return concatRuns(points, ends, runs, alloc);
   const ts = points.timestamps;
   const vs = points.values;
   const n = ts.length;
@@ -148,27 +151,35 @@ export function sortMeasures(received: Received, alloc: Float64Alloc = freshFloa
 }
 
 /**
- * The pushes in timestamp order when each is strictly increasing and none
- * overlaps another (a collector's requests in flight overtaking each other:
- * consecutive stretches of a series, noted out of order); else null. No
- * timestamp then repeats, so the order alone is the answer. Each push is
- * named by its index in `ends`; empty ones are left out.
+ * Where disjointRuns puts the pushes' order: one array for every update,
+ * grown as needed (the backlog of a time-major metric sorts its few dozen
+ * pushes on every update).
  */
-function disjointRuns(ts: Float64Array, ends: ArrayLike<number>): Uint32Array | null {
+let runs = new Uint32Array(64);
+
+/**
+ * When each push is strictly increasing and none overlaps another (a
+ * collector's requests in flight overtaking each other: consecutive
+ * stretches of a series, noted out of order), puts the pushes in timestamp
+ * order into `runs` and answers how many; else -1. No timestamp then
+ * repeats, so the order alone is the answer. Each push is named by its
+ * index in `ends`; empty ones are left out.
+ */
+function disjointRuns(ts: Float64Array, ends: ArrayLike<number>): number {
   // A time-major batch holds a point per push of a few dozen pushes: no object per push, nor a splice.
-  const runs = new Uint32Array(ends.length);
+  if (runs.length < ends.length) runs = new Uint32Array(Math.max(ends.length, 2 * runs.length));
   let n = 0;
   for (let k = 0, start = 0; k < ends.length; start = ends[k]!, k++) {
     const end = ends[k]!;
     if (end === start) continue;
-    for (let i = start + 1; i < end; i++) if (!(ts[i]! > ts[i - 1]!)) return null;
+    for (let i = start + 1; i < end; i++) if (!(ts[i]! > ts[i - 1]!)) return -1;
     // Insertion by first timestamp: a batch holds a few dozen pushes of a metric at most.
     let j = n++;
     for (; j > 0 && ts[runStart(ends, runs[j - 1]!)]! > ts[start]!; j--) runs[j] = runs[j - 1]!;
     runs[j] = k;
   }
-  for (let r = 1; r < n; r++) if (!(ts[runStart(ends, runs[r]!)]! > ts[ends[runs[r - 1]!]! - 1]!)) return null;
-  return runs.subarray(0, n);
+  for (let r = 1; r < n; r++) if (!(ts[runStart(ends, runs[r]!)]! > ts[ends[runs[r - 1]!]! - 1]!)) return -1;
+  return n;
 }
 
 /**
@@ -182,13 +193,14 @@ function runStart(ends: ArrayLike<number>, k: number): number {
   return k === 0 ? 0 : ends[k - 1]!;
 }
 
-function concatRuns(points: Series, ends: ArrayLike<number>, runs: Uint32Array, alloc: Float64Alloc): Series {
+/** The points of the first `count` pushes of `runs`, in that order. */
+function concatRuns(points: Series, ends: ArrayLike<number>, count: number, alloc: Float64Alloc): Series {
   const n = points.timestamps.length;
   const timestamps = alloc(n);
   const values = alloc(n);
   const { timestamps: ts, values: vs } = points;
   let at = 0;
-  for (let r = 0; r < runs.length; r++) {
+  for (let r = 0; r < count; r++) {
     const k = runs[r]!;
     const start = runStart(ends, k);
     const end = ends[k]!;
@@ -238,14 +250,34 @@ function mergeKeepFirst(first: Series, second: Series, alloc: Float64Alloc): Ser
  * takes only updates without masks, and every encoder then skips the mask.
  */
 function presenceOrNull(agg: AggregatedColumns): SplitColumns {
-  const present: (Uint8Array | null)[] = new Array(agg.present.length);
+  // In place: `agg` is the update's own, and two objects per granularity of every update are saved.
+  const present: (Uint8Array | null)[] = agg.present;
+  let previous: Uint8Array | null = null;
   for (let c = 0; c < present.length; c++) {
-    const mask = agg.present[c]!;
+    const mask = present[c]!;
     // Columns with a value in every row share their mask: checked once.
-    if (c > 0 && mask === agg.present[c - 1]) present[c] = present[c - 1]!;
+    if (mask === previous) present[c] = present[c - 1]!;
     else present[c] = isFullMask(mask) ? null : mask;
+    previous = mask;
   }
-  return { timestamps: agg.timestamps, columns: agg.columns, present };
+  return agg;
+}
+
+/**
+ * The points of `s` from `from` on, copied into arrays from `alloc`: the
+ * new tail is cut from the merge on most updates, and processing's scratch
+ * hands out its views again where two views per update were made.
+ */
+function copyFrom(s: Series, from: number, alloc: Float64Alloc): Series {
+  if (from === 0) return s;
+  const n = s.timestamps.length - from;
+  const timestamps = alloc(n);
+  const values = alloc(n);
+  for (let i = 0; i < n; i++) {
+    timestamps[i] = s.timestamps[from + i]!;
+    values[i] = s.values[from + i]!;
+  }
+  return { timestamps, values };
 }
 
 function sliceSeries(s: Series, from: number): Series {
@@ -294,22 +326,24 @@ export function computeUpdate(policy: ArchivePolicy, tail: Series | null, receiv
       while (from < agg.timestamps.length && agg.timestamps[from]! <= oldest) from++;
       deleteBefore = splitKeyOf(oldest, g);
     }
-    const splits: GranularityUpdate['splits'] = [];
+    let splits: GranularityUpdate['splits'] = NO_SPLITS;
     let start = from;
     while (start < agg.timestamps.length) {
       const key = splitKeyOf(agg.timestamps[start]!, g);
       let end = start + 1;
       while (end < agg.timestamps.length && splitKeyOf(agg.timestamps[end]!, g) === key) end++;
       // Usually the rows fall in one split: no views needed (subarray is
-      // costly at one call per column per metric update).
+      // costly at one call per column per metric update), and an array of
+      // one (a push onto an empty array reserves room for 17).
       const whole = start === 0 && end === agg.timestamps.length;
-      splits.push({ key, rows: whole ? agg : sliceSplit(agg, start, end) });
+      if (whole) splits = [{ key, rows: agg }];
+      else (splits === NO_SPLITS ? (splits = []) : splits).push({ key, rows: sliceSplit(agg, start, end) });
       start = end;
     }
     granularities[k] = { granularity: g, splits, deleteBefore };
   }
 
   const last = merged.timestamps[merged.timestamps.length - 1]!;
-  const newTail = sliceSeries(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)));
+  const newTail = copyFrom(merged, lowerBound(merged.timestamps, firstBlockTimestamp(last, blockSize, backWindow)), alloc);
   return { tail: newTail, firstChanged: measures.timestamps[0]!, granularities, accepted: measures.timestamps.length };
 }

@@ -11,6 +11,7 @@
  */
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
+import { freshFloat64, type Float64Alloc } from './scratch.js';
 import { putFloats } from './split.js';
 
 export interface OpenSplit {
@@ -80,8 +81,12 @@ const enum Flag {
   Inline = 4,
 }
 
+/** An empty tail's arrays, shared: with no element, nothing can be written to them. */
+const NO_POINTS = new Float64Array(0);
+
+/** A new metric's state: its empty tail's arrays shared (two of its own took ~0.4 us a state, 10,000 per time-major batch of new series). */
 export function emptyMetricState(): MetricState {
-  return { tail: { timestamps: new Float64Array(0), values: new Float64Array(0) }, tailFrozen: 0, granularities: [], lastSeq: 0 };
+  return { tail: { timestamps: NO_POINTS, values: NO_POINTS }, tailFrozen: 0, granularities: [], lastSeq: 0 };
 }
 
 function readCount(bytes: Uint8Array, at: number): { value: number; next: number } {
@@ -260,10 +265,12 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
 /**
  * The state in bytes `start` to `end` of `bytes` (all of them by default);
  * its open splits are views into `bytes`. A range rather than a view of it:
- * processing decodes each state of a batch out of one buffer.
+ * processing decodes each state of a batch out of one buffer. A version 4
+ * state's tail is taken from `alloc` (processing's scratch: a state's
+ * decode lives as long as its update).
  */
-export function decodeMetricState(all: Buffer, start = 0, end = all.length): MetricState {
-  if (all[start] === METRIC_STATE_VERSION) return decodeCompact(all, start);
+export function decodeMetricState(all: Buffer, start = 0, end = all.length, alloc: Float64Alloc = freshFloat64): MetricState {
+  if (all[start] === METRIC_STATE_VERSION) return decodeCompact(all, start, alloc);
   const bytes = start === 0 && end === all.length ? all : all.subarray(start, end);
   const header = headerOf(bytes);
   return {
@@ -278,10 +285,10 @@ export function decodeMetricState(all: Buffer, start = 0, end = all.length): Met
   };
 }
 
-function tailOf(bytes: Buffer, n: number, tailAt: number): Series {
+function tailOf(bytes: Buffer, n: number, tailAt: number, alloc: Float64Alloc = freshFloat64): Series {
   // Value by value: byte views would first move a tail of a few points off the heap.
-  const timestamps = new Float64Array(n);
-  const values = new Float64Array(n);
+  const timestamps = alloc(n);
+  const values = alloc(n);
   for (let i = 0; i < n; i++) {
     timestamps[i] = bytes.readDoubleLE(tailAt + 8 * i);
     values[i] = bytes.readDoubleLE(tailAt + 8 * (n + i));
@@ -312,10 +319,10 @@ function viewOf(bytes: Buffer, at: number, length: number): Uint8Array {
  * A version 4 state starting at `start`, read in one pass without an
  * object per header or count: processing decodes a state per metric update.
  */
-function decodeCompact(bytes: Buffer, start: number): MetricState {
+function decodeCompact(bytes: Buffer, start: number, alloc: Float64Alloc): MetricState {
   const n = countAt(bytes, start + 12);
   const tailFrozen = countAt(bytes, countEnd);
-  const tail = tailOf(bytes, n, countEnd);
+  const tail = tailOf(bytes, n, countEnd, alloc);
   let at = countEnd + 16 * n;
   const granularities: GranularityState[] = new Array(bytes[start + 1]!);
   for (let g = 0; g < granularities.length; g++) {

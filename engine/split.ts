@@ -113,13 +113,21 @@ export function rawRowCount(raw: Uint8Array): number {
 
 /** The first timestamp of a raw split that has rows. */
 export function rawFirstTimestamp(raw: Uint8Array): number {
-  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split with chunks.
-  for (let i = 0; i < 8; i++) FLOAT_BYTES[i] = raw[RAW_HEADER + i]!;
+  return rawTimestamp(raw, 0);
+}
+
+/** Row i's timestamp of a raw split. */
+function rawTimestamp(raw: Uint8Array, i: number): number {
+  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split.
+  const at = RAW_HEADER + 8 * i;
+  for (let b = 0; b < 8; b++) FLOAT_BYTES[b] = raw[at + b]!;
   return FLOAT[0]!;
 }
 
 const FLOAT = new Float64Array(1);
 const FLOAT_BYTES = new Uint8Array(FLOAT.buffer);
+/** The columns a decode with `only` leaves out: never written to (no rows). */
+const EMPTY_COLUMN = new Float64Array(0);
 
 /**
  * Copies the timestamps (`column` -1) or one column of a raw split into
@@ -128,6 +136,14 @@ const FLOAT_BYTES = new Uint8Array(FLOAT.buffer);
 export function copyRawColumn(raw: Uint8Array, column: number, out: Float64Array, at: number): number {
   const n = rawRowCount(raw);
   const from = RAW_HEADER + 8 * n * (column + 1);
+  if (n <= SHORT_COLUMN) {
+    // Value by value through one float's bytes: two views per column cost more (a freeze decodes its ~16 rows per column).
+    for (let i = 0, b = from; i < n; i++) {
+      for (let k = 0; k < 8; k++) FLOAT_BYTES[k] = raw[b++]!;
+      out[at + i] = FLOAT[0]!;
+    }
+    return n;
+  }
   new Uint8Array(out.buffer, out.byteOffset + 8 * at, 8 * n).set(raw.subarray(from, from + 8 * n));
   return n;
 }
@@ -144,20 +160,22 @@ export function decodeRawSplits(raws: Uint8Array[], only?: number, alloc: Float6
   const timestamps = alloc(n);
   let at = 0;
   for (const raw of raws) at += copyRawColumn(raw, -1, timestamps, at);
-  const masks = raws.map((raw) => maskOffsets(raw, ncols, rawRowCount(raw)));
-  const empty = new Float64Array(0);
-  const columns: Float64Array[] = [];
-  const present: (Uint8Array | null)[] = [];
+  // Loops, no closure per column: a freeze decodes an open split's rows this way every CHUNK_ROWS - 1 rows.
+  const masks: number[][] = new Array(raws.length);
+  for (let r = 0; r < raws.length; r++) masks[r] = maskOffsets(raws[r]!, ncols, rawRowCount(raws[r]!));
+  const columns: Float64Array[] = new Array(ncols);
+  const present: (Uint8Array | null)[] = new Array(ncols);
   for (let c = 0; c < ncols; c++) {
     if (only !== undefined && only !== c) {
-      columns.push(empty);
-      present.push(null);
+      columns[c] = EMPTY_COLUMN;
+      present[c] = null;
       continue;
     }
     const column = alloc(n);
     let mask: Uint8Array | null = null;
     at = 0;
-    raws.forEach((raw, r) => {
+    for (let r = 0; r < raws.length; r++) {
+      const raw = raws[r]!;
       const rows = copyRawColumn(raw, c, column, at);
       const flag = masks[r]![c]!;
       if (raw[flag] !== 0) {
@@ -165,9 +183,9 @@ export function decodeRawSplits(raws: Uint8Array[], only?: number, alloc: Float6
         mask.set(raw.subarray(flag + 1, flag + 1 + rows), at);
       } else mask?.fill(1, at, at + rows);
       at += rows;
-    });
-    columns.push(column);
-    present.push(mask);
+    }
+    columns[c] = column;
+    present[c] = mask;
   }
   return { timestamps, columns, present };
 }
@@ -262,19 +280,20 @@ export function mergeIntoRawSplit(raw: Uint8Array, update: SplitColumns): Buffer
   const n = rawRowCount(raw);
   if (update.columns.length !== ncols) throw new Error(`Split has ${ncols} columns, update ${update.columns.length}`);
   // Helpers at module level rather than closures: this runs for every open split of every metric update.
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const newTs = update.timestamps;
   let keep = 0;
   let hi = n;
   while (keep < hi) {
     const mid = (keep + hi) >>> 1;
-    if (newTs.length === 0 || rawTs(view, mid) < newTs[0]!) keep = mid + 1;
+    if (newTs.length === 0 || rawTimestamp(raw, mid) < newTs[0]!) keep = mid + 1;
     else hi = mid;
   }
-  const replacesTail = keep === n || (keep === n - 1 && rawTs(view, keep) === newTs[0]);
+  const replacesTail = keep === n || (keep === n - 1 && rawTimestamp(raw, keep) === newTs[0]);
   if (replacesTail && everyNull(update.present) && rawHasNoMask(raw, ncols, n)) {
     return appendRawRows(raw, ncols, n, keep, update);
   }
+  // Rows merged one by one: rarer (a value absent, or points among the old rows), a DataView is worth it.
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   if (fromOld.length < n - keep + newTs.length) {
     fromOld = new Int32Array(2 * (n - keep + newTs.length));
     fromNew = new Int32Array(fromOld.length);

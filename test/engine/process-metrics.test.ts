@@ -2,7 +2,9 @@
 // they share: every metric gets its own points, each push kept apart, so a
 // later push replaces a raw value of an earlier one whatever the metric's
 // place in the batch and in the records; and the batch's stored states are
-// read right however many bytes they take together.
+// read right however many bytes they take together, and metrics fed alike
+// (the same number of points and pushes, which reuse the views and arrays
+// of the metric planned before them) each keep to their own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +84,44 @@ describe('a processing batch over shared records', () => {
       const answers = [];
       for (const m of metrics) answers.push([(await engine.getMeasures(m, { method: 'count' }))[0]!.values[0], (await engine.getMeasures(m, { method: 'sum' }))[0]!.values[0]]);
       expect(answers).toEqual(metrics.map((_, k) => [201, 200 * k + 1000 * k]));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it.each([
+    ['one push', 1],
+    ['pushes of a point each, a backlog', 3],
+  ])('aggregates each of many metrics fed alike from its own points and its own tail (%s)', async (_name, pushes) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-process-metrics-'));
+    dirs.push(dataDir);
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    try {
+      await engine.processor.stop();
+      // Points 60 s apart in 300 s periods: the tail carries the period's earlier points from one round to the next.
+      await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: 300 * S, points: 100, timespan: 100 * 300 * S }], aggregationMethods: ['count', 'sum', 'max'] });
+      const metrics: MetricRecord[] = [];
+      for (let m = 0; m < 20; m++) metrics.push(await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null }));
+      const value = (k: number, minute: number) => 1000 * k + minute;
+      let minute = 0;
+      for (let round = 0; round < 3; round++) {
+        for (let p = 0; p < pushes; p++, minute++) {
+          await engine.addMeasures(new Map(metrics.map((m, k) => [m.id, series([[60 * minute, value(k, minute)]])])));
+        }
+        await engine.processor.refresh(metrics.map((m) => m.id));
+      }
+      const periods = Math.ceil(minute / 5);
+      const expected = (k: number) =>
+        Array.from({ length: periods }, (_, period) => {
+          const minutes = Array.from({ length: Math.min(5, minute - 5 * period) }, (_, i) => 5 * period + i);
+          return [minutes.length, minutes.reduce((sum, t) => sum + value(k, t), 0), Math.max(...minutes.map((t) => value(k, t)))];
+        });
+      const answers = [];
+      for (const m of metrics) {
+        const [counts, sums, maxes] = await Promise.all(['count', 'sum', 'max'].map(async (method) => (await engine.getMeasures(m, { method })).flatMap((s) => [...s.values])));
+        answers.push(counts!.map((c, i) => [c, sums![i], maxes![i]]));
+      }
+      expect(answers).toEqual(metrics.map((_, k) => expected(k)));
     } finally {
       await engine.close();
     }

@@ -28,4 +28,23 @@ describe('Float64Scratch', () => {
     expect(again.buffer).toBe(first.buffer);
     expect(again.every((x) => x === 0)).toBe(true);
   });
+
+  it.each([
+    ['the same sizes again', [[3, 5, 7], [3, 5, 7]]],
+    ['other sizes', [[3, 5, 7], [5, 3, 7, 2]]],
+    ['fewer takes, then more', [[4, 4, 4, 4], [4], [4, 4, 4, 4, 4]]],
+    ['past a block, then within it', [[10, 200_000, 10], [10, 10, 10]]],
+  ])('hands out views right for each use after reset, whichever views it reuses: %s', (_name, uses) => {
+    const scratch = new Float64Scratch();
+    for (const sizes of uses) {
+      scratch.reset();
+      const views = sizes.map((n, i) => {
+        const view = scratch.take(n);
+        expect(view.length).toBe(n);
+        expect(view.every((x) => x === 0)).toBe(true);
+        return view.fill(i + 1);
+      });
+      views.forEach((view, i) => expect(view.every((x) => x === i + 1)).toBe(true));
+    }
+  });
 });
