@@ -74,6 +74,11 @@ export class Float64Scratch {
     this.block = 0;
     this.used = 0;
     this.taken = 0;
-    if (this.blocks.length > MAX_KEPT_BLOCKS) this.blocks.length = MAX_KEPT_BLOCKS;
+    if (this.blocks.length > MAX_KEPT_BLOCKS) {
+      this.blocks.length = MAX_KEPT_BLOCKS;
+      // A kept view of a block let go would keep that block.
+      this.views.length = 0;
+      this.viewBlocks.length = 0;
+    }
   }
 }
