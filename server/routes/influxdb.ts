@@ -103,6 +103,9 @@ interface InfluxSeries {
 /** The attributes of the resources a write creates (none), shared: a write prepares every resource it names. */
 const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze({});
 
+/** layoutMetrics of a series without a layout, shared: most series of a first write never get one. */
+const NO_METRICS: readonly MetricSlot[] = Object.freeze([]);
+
 /** Spellings of field keys remembered per series: past them a line goes through parseLine. */
 const MAX_SPELLINGS = 1000;
 
@@ -210,7 +213,7 @@ function newSeries({ measurement, tags }: Pick<Point, 'measurement' | 'tags'>, w
     spellings: [],
     fields: [],
     layout: '',
-    layoutMetrics: [],
+    layoutMetrics: NO_METRICS,
   };
 }
 
