@@ -346,10 +346,10 @@ export class ByteMap<V> {
     const at = this.keyStart[entry]!;
     const length = this.keyStart[entry + 1]! - at;
     if (start + length >= end) return -1;
-    // Four bytes at a time: a key is compared per line or series, ~30-60 bytes.
+    // Four bytes at a time: a key is compared per line or series, ~30-60 bytes. Little-endian, the machine's order: no byte swap.
     const { keys } = this;
     let j = 0;
-    for (; j + 4 <= length; j += 4) if (keys.getInt32(at + j) !== bytes.getInt32(start + j)) return -1;
+    for (; j + 4 <= length; j += 4) if (keys.getInt32(at + j, true) !== bytes.getInt32(start + j, true)) return -1;
     for (; j < length; j++) if (keys.getUint8(at + j) !== bytes.getUint8(start + j)) return -1;
     return start + length;
   }

@@ -266,6 +266,9 @@ export const FIELD_NUMBER = 0;
 export const FIELD_BOOLEAN = 1;
 export const FIELD_STRING = 2;
 
+/** The longest field (separator, key and `=`) a layout holds: its length is one UTF-16 code unit. */
+const MAX_LAYOUT_FIELD = 0xffff;
+
 /** LineScanner.micros of a line without a timestamp. */
 export const NO_TIMESTAMP = -1;
 
@@ -396,6 +399,73 @@ export class LineScanner {
   read(seriesEnd: number): void {
     this.point = null;
     if (!this.scan(this.lineStart, this.lineEnd, seriesEnd)) this.reparse();
+  }
+
+  /**
+   * Reads the line nextLine found when its fields are written as in
+   * `layout`, a line of the same series read before: [lineStart, seriesEnd)
+   * and a space are as for `read`, and the line's fields are, one after the
+   * other, written as layout's: each a character giving the length of what
+   * follows it, then the field's separator (the space or a comma), key and
+   * `=` as Latin-1 characters of the line's bytes (see `layoutOf`). Keys are
+   * then not read again: the same bytes up to an `=` are the same key, and
+   * the caller knows which. False for any other line, with nothing the
+   * caller can use (it then `read`s the line): more or fewer fields, other
+   * keys, or what `read` would send to parseLine.
+   */
+  readAs(seriesEnd: number, layout: string): boolean {
+    const b = this.body;
+    const end = this.lineEnd;
+    let p = seriesEnd;
+    let n = 0;
+    for (let j = 0; j < layout.length; n++) {
+      const length = layout.charCodeAt(j);
+      const stop = j + 1 + length;
+      // The field's value must follow in the line.
+      if (p + length >= end) return false;
+      if (n === this.kind.length) this.grow();
+      this.keyStart[n] = p + 1;
+      for (j++; j < stop; j++, p++) if (b[p] !== layout.charCodeAt(j)) return false;
+      this.keyEnd[n] = p - 1;
+      if (b[p] === QUOTE) {
+        p = this.quotedEnd(p, end);
+        if (p < 0) return false;
+        this.kind[n] = FIELD_STRING;
+      } else {
+        const valueStart = p;
+        while (p < end && b[p] !== SPACE && b[p] !== COMMA) p++;
+        if (!this.bareValue(n, valueStart, p)) return false;
+      }
+    }
+    // A line without fields does not parse.
+    if (n === 0) return false;
+    this.point = null;
+    this.seriesStart = this.lineStart;
+    this.seriesEnd = seriesEnd;
+    this.fieldCount = n;
+    if (p === end) {
+      this.micros = NO_TIMESTAMP;
+      return true;
+    }
+    if (b[p] !== SPACE) return false;
+    return this.timestamp(p + 1, end);
+  }
+
+  /**
+   * The layout of the line read last (by `read`, from its bytes), for
+   * readAs: its fields' separators, keys and `=`, each after a character
+   * giving its length; '' (no line reads as it) when a key is too long for
+   * a character to give.
+   */
+  layoutOf(): string {
+    let layout = '';
+    for (let i = 0; i < this.fieldCount; i++) {
+      const start = this.keyStart[i]! - 1;
+      const end = this.keyEnd[i]! + 1;
+      if (end - start > MAX_LAYOUT_FIELD) return '';
+      layout += String.fromCharCode(end - start) + this.body.toString('latin1', start, end);
+    }
+    return layout;
   }
 
   /**

@@ -91,10 +91,20 @@ interface InfluxSeries {
   spellings: readonly string[];
   /** The field of each spelling. */
   fields: readonly InfluxField[];
+  /**
+   * How the series' last line read through fieldsOf wrote its fields
+   * (LineScanner.layoutOf; '' before any), and the metric of each field:
+   * kept flat on the series, as a known series' line reads nothing else.
+   */
+  layout: string;
+  layoutMetrics: readonly MetricSlot[];
 }
 
 /** The attributes of the resources a write creates (none), shared: a write prepares every resource it names. */
 const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze({});
+
+/** layoutMetrics of a series without a layout, shared: most series of a first write never get one. */
+const NO_METRICS: readonly MetricSlot[] = Object.freeze([]);
 
 /** Spellings of field keys remembered per series: past them a line goes through parseLine. */
 const MAX_SPELLINGS = 1000;
@@ -132,11 +142,19 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
     const expected = scope.expected();
     let known = expected === -1 ? -1 : scope.keyEndAt(expected, body, scan.lineStart, scan.lineEnd);
     if (known !== -1 && body[known] !== SPACE) known = -1;
-    scan.read(known);
+    // A collector writes a series' fields the same way line after line.
+    const before = known === -1 ? undefined : scope.seriesAt(expected);
+    const asBefore = before !== undefined && scan.readAs(known, before.layout);
+    if (!asBefore) scan.read(known);
     if (refusal !== undefined) continue;
     const ts = scan.micros === NO_TIMESTAMP ? write.nowMicros : scan.micros;
     if (Number.isNaN(ts)) {
       refusal = lineError(scan.line);
+      continue;
+    }
+    if (asBefore) {
+      scope.seen(expected);
+      addAsBefore(batch, scan, before!, ts);
       continue;
     }
     if (scan.point === null) {
@@ -156,6 +174,11 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
       }
       batch.resource(series.resource);
       if (!fieldsOf(scan, series, entry !== -1, scope, lineFields)) scan.reparse();
+      else if (known !== -1) {
+        // Only for a series that came when expected: one written once, as on a first write, would not use it.
+        series.layout = scan.layoutOf();
+        series.layoutMetrics = lineFields.slice(0, scan.fieldCount).map((f) => f.metric);
+      }
     }
     if (scan.point === null) {
       for (let i = 0; i < scan.fieldCount; i++) {
@@ -171,6 +194,16 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
   return batch;
 }
 
+/** The points of a line LineScanner.readAs read with the layout of `series`. */
+function addAsBefore(batch: CollectorBatch, scan: LineScanner, series: InfluxSeries, ts: number): void {
+  // The layout's fields were found for the series, whose resource its tags name.
+  batch.resource(series.resource!);
+  const metrics = series.layoutMetrics;
+  for (let i = 0; i < scan.fieldCount; i++) {
+    if (scan.kind[i] !== FIELD_STRING) batch.add(batch.metric(metrics[i]!), ts, scan.value[i]!);
+  }
+}
+
 function newSeries({ measurement, tags }: Pick<Point, 'measurement' | 'tags'>, write: LineWrite, scope: CollectorScope<InfluxSeries>): InfluxSeries {
   const original = tags.get(write.tagToRid);
   return {
@@ -179,6 +212,8 @@ function newSeries({ measurement, tags }: Pick<Point, 'measurement' | 'tags'>, w
     suffix: suffixOf(tags, write.tagToRid),
     spellings: [],
     fields: [],
+    layout: '',
+    layoutMetrics: NO_METRICS,
   };
 }
 

@@ -309,6 +309,65 @@ describe('LineScanner', () => {
   });
 });
 
+/**
+ * LineScanner.readAs of `line` with the layout of `before` (both of the
+ * series part `m,t=a`): the reading, or null when it declines.
+ */
+function readAsBefore(before: string, line: string): Reading | null {
+  const bytes = Buffer.from(`${before}\n${line}`);
+  const scan = new LineScanner(bytes);
+  expect(scan.next() && scan.point === null).toBe(true);
+  const layout = scan.layoutOf();
+  const seriesLength = scan.seriesEnd - scan.seriesStart;
+  expect(scan.nextLine()).toBe(true);
+  if (!scan.readAs(scan.lineStart + seriesLength, layout)) return null;
+  const fields = new Map<string, number | boolean | 'a string'>();
+  for (let i = 0; i < scan.fieldCount; i++) {
+    const key = parseFieldKey(bytes.toString('utf8', scan.keyStart[i], scan.keyEnd[i]));
+    const kind = scan.kind[i];
+    fields.set(key, kind === FIELD_STRING ? 'a string' : kind === FIELD_BOOLEAN ? scan.value[i] === 1 : scan.value[i]!);
+  }
+  return { line: 1, measurement: 'm', tags: tags({ t: 'a' }), fields, micros: scan.micros };
+}
+
+describe('LineScanner.readAs', () => {
+  const LAYOUTS = ['m,t=a f=1', 'm,t=a f=1,g=2', 'm,t=a "f"=1', 'm,t=a f\\ x=1,g="s" 5', 'm,t=a f=t'];
+
+  it.each([
+    ['the same keys, other values', 'm,t=a f=1', 'm,t=a f=-2.5e3 1700000000000000000', true],
+    ['the same keys without a timestamp', 'm,t=a f=1,g=2', 'm,t=a f=1i,g=F', true],
+    ['a string where a number was', 'm,t=a f=1', 'm,t=a f="x y" 5', true],
+    ['an escaped key', 'm,t=a f\\ x=1,g="s" 5', 'm,t=a f\\ x=2,g=3 6', true],
+    ['a field more', 'm,t=a f=1', 'm,t=a f=1,g=2 5', false],
+    ['a field fewer', 'm,t=a f=1,g=2', 'm,t=a f=1 5', false],
+    ['another key', 'm,t=a f=1', 'm,t=a g=1 5', false],
+    ['the key spelled otherwise', 'm,t=a f=1', 'm,t=a "f"=1 5', false],
+    ['a key the layout key begins', 'm,t=a f=1', 'm,t=a ff=1 5', false],
+    ['an empty value', 'm,t=a f=1', 'm,t=a f= 5', false],
+    ['a value parseLine reads', 'm,t=a f=1', 'm,t=a f=9999999999999999i 5', false],
+    ['a bad timestamp', 'm,t=a f=1', 'm,t=a f=1 5x', false],
+    ['a trailing comma', 'm,t=a f=1', 'm,t=a f=1, 5', false],
+    ['a key too long for a layout', `m,t=a ${'k'.repeat(70_000)}=1`, `m,t=a ${'k'.repeat(70_000)}=1`, false],
+    ['a key as long as a layout holds', `m,t=a ${'k'.repeat(65_533)}=1`, `m,t=a ${'k'.repeat(65_533)}=2`, true],
+  ])('reads a line with %s', (_name, before, line, read) => {
+    const reading = readAsBefore(before, line);
+    expect(reading !== null).toBe(read);
+    if (reading !== null) expect(reading).toEqual(reference(line));
+  });
+
+  it('reads any line it does not decline as parseLine does', () => {
+    const chars = ['f', 'g', '=', ',', ' ', '\\', '"', '1', '.', 'e', '-', 'i', 't', 'x', '5'];
+    fc.assert(
+      fc.property(fc.constantFrom(...LAYOUTS), fc.array(fc.constantFrom(...chars), { maxLength: 16 }), (before, parts) => {
+        const line = `m,t=a ${parts.join('')}`;
+        const reading = readAsBefore(before, line);
+        if (reading !== null) expect(reading).toEqual(outcome(() => reference(line)));
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+  });
+});
+
 describe('timestampMicros', () => {
   const cases: [bigint, string, number | undefined][] = [
     [1510581804179554816n, 'ns', 1510581804179554],

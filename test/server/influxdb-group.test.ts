@@ -32,7 +32,10 @@ const SERIES = [
   'mem,host=h',
 ];
 // '': a line without fields (its series part then reads as a series part and a field).
-const FIELDS = ['f=1', 'f=2,g=3i', 'f=t', 'f="s",g=4', 'f=1,f=2', 'g=5', ''];
+// Fields written as an earlier line of the series wrote them (LineScanner.readAs) or not quite: prefixes, other spellings, values parseLine reads.
+const FIELDS = ['f=1', 'f=2,g=3i', 'f=t', 'f="s",g=4', 'f=1,f=2', 'g=5', '', 'f=1,g=5', '"f"=1', 'f=-1.5e3,g=t', 'f=1x', 'f="a b",g=1', 'f=99999999999999999i'];
+// Timestamps, none, and ones refused or read by parseLine.
+const TIMESTAMPS = [' 1000', ' 7000', '', ' -5', ' 9x', ' 99999999999999999999999', ' 5 '];
 
 describe('groupLines', () => {
   const bodies: [string, string[]][] = [
@@ -50,8 +53,8 @@ describe('groupLines', () => {
   });
 
   it('groups any sequence of writes as a fresh cache does, whatever the cache holds', () => {
-    const line = fc.tuple(fc.constantFrom(...SERIES), fc.constantFrom(...FIELDS), fc.integer({ min: 0, max: 9 }));
-    const body = fc.array(line, { minLength: 1, maxLength: 12 }).map((lines) => lines.map(([s, f, t]) => `${s}${f === '' ? '' : ` ${f}`} ${t}000`).join('\n'));
+    const line = fc.tuple(fc.constantFrom(...SERIES), fc.constantFrom(...FIELDS), fc.constantFrom(...TIMESTAMPS));
+    const body = fc.array(line, { minLength: 1, maxLength: 12 }).map((lines) => lines.map(([s, f, t]) => `${s}${f === '' ? '' : ` ${f}`}${t}`).join('\n'));
     fc.assert(
       fc.property(fc.array(body, { minLength: 1, maxLength: 5 }), fc.constantFrom(3, 1000), (writes, capacity) => {
         const warm = new SeriesCache(capacity);
