@@ -427,28 +427,15 @@ export class LineScanner {
       this.keyStart[n] = p + 1;
       for (j++; j < stop; j++, p++) if (b[p] !== layout.charCodeAt(j)) return false;
       this.keyEnd[n] = p - 1;
-      if (b[p] === QUOTE) {
-        p = this.quotedEnd(p, end);
-        if (p < 0) return false;
-        this.kind[n] = FIELD_STRING;
-      } else {
-        const valueStart = p;
-        while (p < end && b[p] !== SPACE && b[p] !== COMMA) p++;
-        if (!this.bareValue(n, valueStart, p)) return false;
-      }
+      p = this.valueAt(n, p, end);
+      if (p < 0) return false;
     }
     // A line without fields does not parse.
     if (n === 0) return false;
     this.point = null;
     this.seriesStart = this.lineStart;
     this.seriesEnd = seriesEnd;
-    this.fieldCount = n;
-    if (p === end) {
-      this.micros = NO_TIMESTAMP;
-      return true;
-    }
-    if (b[p] !== SPACE) return false;
-    return this.timestamp(p + 1, end);
+    return this.fieldsEnd(n, p, end);
   }
 
   /**
@@ -495,25 +482,34 @@ export class LineScanner {
       if (n === this.keyStart.length) this.grow();
       this.keyStart[n] = keyStart;
       this.keyEnd[n] = p;
-      p++;
-      if (p < end && b[p] === QUOTE) {
-        p = this.quotedEnd(p, end);
-        if (p < 0) return false;
-        this.kind[n] = FIELD_STRING;
-      } else {
-        const valueStart = p;
-        while (p < end && b[p] !== SPACE && b[p] !== COMMA) p++;
-        if (!this.bareValue(n, valueStart, p)) return false;
-      }
+      p = this.valueAt(n, p + 1, end);
+      if (p < 0) return false;
       n++;
       if (p >= end || b[p] !== COMMA) break;
     }
+    return this.fieldsEnd(n, p, end);
+  }
+
+  /** Reads field n's value from `p`, just past its `=`; where the value ends, or -1 when the line must go through parseLine. */
+  private valueAt(n: number, p: number, end: number): number {
+    const b = this.body;
+    if (p < end && b[p] === QUOTE) {
+      this.kind[n] = FIELD_STRING;
+      return this.quotedEnd(p, end);
+    }
+    const valueStart = p;
+    while (p < end && b[p] !== SPACE && b[p] !== COMMA) p++;
+    return this.bareValue(n, valueStart, p) ? p : -1;
+  }
+
+  /** A line's `n` fields are read up to `p`: reads the timestamp after them, if any; false when the line must go through parseLine. */
+  private fieldsEnd(n: number, p: number, end: number): boolean {
     this.fieldCount = n;
     if (p === end) {
       this.micros = NO_TIMESTAMP;
       return true;
     }
-    if (b[p] !== SPACE) return false;
+    if (this.body[p] !== SPACE) return false;
     return this.timestamp(p + 1, end);
   }
 
