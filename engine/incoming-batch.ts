@@ -15,15 +15,6 @@
  */
 import type { Series } from './aggregation.js';
 
-/** Where one metric's points of one push are. */
-export interface IncomingRef {
-  /** The record's key: pushes are numbered in commit order. */
-  seq: number;
-  /** Byte offset of the timestamps inside the record. */
-  offset: number;
-  count: number;
-}
-
 /**
  * The points of a push: metric i's are [start[i], start[i] + count[i]) of
  * `timestamps` and `values`, either one pair of columns for every metric

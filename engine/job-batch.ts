@@ -9,30 +9,6 @@
  * Results go back the same way: three numbers per job, in job order.
  */
 import type { ArchivePolicy } from './archive-policy.js';
-import type { IncomingRef } from './incoming-batch.js';
-
-export interface ProcessJob {
-  metricId: string;
-  policy: ArchivePolicy;
-  /** The metric's pending points, oldest record first. */
-  refs: IncomingRef[];
-  /**
-   * Settle the metric (no refs: it is quiet): freeze its open splits'
-   * inline rows but the last, where there are at least this many.
-   */
-  settle?: number;
-}
-
-export interface ProcessResult {
-  metricId: string;
-  /** Incoming measures consumed. */
-  consumed: number;
-  /** The metric's records up to this one are consumed. */
-  lastSeq: number;
-  /** The most inline rows of an open split that settling would freeze. */
-  looseRows: number;
-}
-
 export interface JobBatch {
   metricIds: string[];
   policies: ArchivePolicy[];
@@ -40,9 +16,16 @@ export interface JobBatch {
   policyIndexes: Uint32Array;
   /** Job i's refs are refs refStarts[i] to refStarts[i + 1] (not included). */
   refStarts: Uint32Array;
-  /** Every ref as seq, offset, count: ref r at 3r. */
+  /**
+   * Every ref (where one metric's points of one push are) as the record's
+   * seq, the byte offset of the timestamps in it, and the point count: ref r at 3r.
+   */
   refs: Float64Array;
-  /** ProcessJob.settle, the same for every job of a batch: the processor settles metrics in batches of their own. */
+  /**
+   * Settle every job's metric instead (a quiet metric, no refs): freeze its
+   * open splits' inline rows but the last, where there are at least this
+   * many. The processor settles metrics in batches of their own.
+   */
   settle?: number;
 }
 
@@ -58,7 +41,7 @@ export class JobBatchBuilder {
   private readonly policyIndexes: Uint32Array;
   private readonly refStarts: Uint32Array;
 
-  /** At most `capacity` jobs; `settle` as ProcessJob.settle, for every job. */
+  /** At most `capacity` jobs; `settle` as JobBatch.settle. */
   constructor(
     capacity: number,
     private readonly settle?: number,
@@ -96,24 +79,16 @@ export class JobBatchBuilder {
   }
 }
 
-/** The batch of these jobs (tests and callers that hold jobs as objects). */
-export function packJobs(jobs: readonly ProcessJob[]): JobBatch {
-  const builder = new JobBatchBuilder(jobs.length, jobs[0]?.settle);
-  for (const { metricId, policy, refs } of jobs) builder.add(metricId, policy, refs.length);
-  return builder.build((job, _metricId, _count, out, at) => {
-    for (const { seq, offset, count } of jobs[job]!.refs) {
-      out[at++] = seq;
-      out[at++] = offset;
-      out[at++] = count;
-    }
-  });
-}
-
 export function policyOf(batch: JobBatch, job: number): ArchivePolicy {
   return batch.policies[batch.policyIndexes[job]!]!;
 }
 
-/** A batch's results: per job, consumed, lastSeq and looseRows (as ProcessResult). */
+/**
+ * A batch's results, three numbers per job in job order: the incoming
+ * measures consumed, the seq of the record up to which the metric's are
+ * consumed, and the most inline rows of an open split that settling would
+ * freeze.
+ */
 export type PackedResults = Float64Array;
 
 export function packedResults(jobs: number): PackedResults {
@@ -132,13 +107,4 @@ export function resultLastSeq(results: PackedResults, job: number): number {
 
 export function resultLooseRows(results: PackedResults, job: number): number {
   return results[3 * job + 2]!;
-}
-
-/** The results of the batch of these metrics (in job order). */
-export function resultsOf(metricIds: readonly string[], results: PackedResults): ProcessResult[] {
-  const out: ProcessResult[] = new Array(metricIds.length);
-  for (let i = 0; i < metricIds.length; i++) {
-    out[i] = { metricId: metricIds[i]!, consumed: results[3 * i]!, lastSeq: results[3 * i + 1]!, looseRows: results[3 * i + 2]! };
-  }
-  return out;
 }

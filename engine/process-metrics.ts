@@ -15,15 +15,13 @@ import { decodeMetricState, emptyMetricState, lastSeqOf, type GranularityState, 
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
 import { copyIncomingSlice, recordView } from './incoming-batch.js';
 import { BatchWrites } from './batch-writes.js';
-import { packedResults, packJobs, policyOf, resultsOf, setResult, type JobBatch, type PackedResults, type ProcessJob, type ProcessResult } from './job-batch.js';
+import { packedResults, policyOf, setResult, type JobBatch, type PackedResults } from './job-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
 import { RecordCache } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { Float64Scratch, type Float64Alloc } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
 import { decodeStoredSplit, encodeSealedSplit, mergeSplits, type SplitColumns } from './split.js';
-
-export type { ProcessJob, ProcessResult } from './job-batch.js';
 
 function mostLooseRows(granularities: readonly GranularityState[]): number {
   let most = 0;
@@ -384,13 +382,11 @@ function stateOf(state: MetricState, granularity: number): GranularityState | un
 /** What processing reads and writes through. */
 export type ProcessingDrivers = Pick<Drivers, 'incoming' | 'series'>;
 
-/** Processes the pending measures of `jobs`, all of the lease's shard, and commits the results under its fence. */
-export async function processMetrics(drivers: ProcessingDrivers, jobs: readonly ProcessJob[], lease: Lease): Promise<ProcessResult[]> {
-  const batch = packJobs(jobs);
-  return resultsOf(batch.metricIds, await processBatch(drivers, batch, lease));
-}
-
-/** As processMetrics, for a batch packed (as a worker receives it); the results packed, in job order. */
+/**
+ * Processes the pending measures of the batch's jobs, all of the lease's
+ * shard, and commits the results under its fence; the results packed, in job
+ * order (a worker receives the batch as it is).
+ */
 export async function processBatch({ incoming, series }: ProcessingDrivers, batch: JobBatch, lease: Lease): Promise<PackedResults> {
   const { metricIds } = batch;
   const results = packedResults(metricIds.length);

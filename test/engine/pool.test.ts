@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../engine/archive-policy.js';
-import { packedResults, packJobs, resultsOf, setResult } from '../../engine/job-batch.js';
+import { packedResults, setResult } from '../../engine/job-batch.js';
 import { createWorkerRunner, toTask } from '../../engine/pool.js';
 import { tempDirs } from '../temp-dirs.js';
-import { unpackJobs } from './job-batches.js';
+import { packJobs, resultsOf, unpackJobs } from './job-batches.js';
 
 const policy = (name: string): ArchivePolicy =>
   ({ name, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] }) as ArchivePolicy;

@@ -17,10 +17,10 @@ import { random } from '../../bench/split-codec.bench.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { decodeMetricState } from '../../engine/metric-state.js';
-import { processMetrics } from '../../engine/process-metrics.js';
 import { SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { encodeRawSplit, isRawSplit, rawRowCount } from '../../engine/split.js';
 import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, INLINE_CHUNK_BYTES, MAX_CHUNK_ROWS, TAIL_CHUNK_POINTS } from '../../engine/state-chunks.js';
+import { processJobs } from './job-batches.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -265,7 +265,7 @@ describe('frozen rows, encoded', () => {
     await push(engine, metric, seconds(0, loose + 1));
     const before = await readAll(engine, metric);
     const policy = (await engine.index.getPolicy('p'))!;
-    const settle = (least: number) => processMetrics(engine.drivers, [{ metricId: metric.id, policy, refs: [], settle: least }], LEASE);
+    const settle = (least: number) => processJobs(engine.drivers, [{ metricId: metric.id, policy, refs: [], settle: least }], LEASE);
     const state = engine.storage.states.get(metric.id)!;
     expect(await settle(loose + 1)).toEqual([expect.objectContaining({ metricId: metric.id, consumed: 0, looseRows: loose })]);
     expect(engine.storage.states.get(metric.id)).toEqual(state);
@@ -318,7 +318,7 @@ describe('settling between updates', () => {
     for (const points of all) {
       await push(engine, settled, points);
       await push(engine, plain, points);
-      if (rand() < 0.5) settles += (await processMetrics(engine.drivers, [{ metricId: settled.id, policy, refs: [], settle: 1 + Math.floor(rand() * 20) }], LEASE)).length;
+      if (rand() < 0.5) settles += (await processJobs(engine.drivers, [{ metricId: settled.id, policy, refs: [], settle: 1 + Math.floor(rand() * 20) }], LEASE)).length;
     }
     expect(settles).toBeGreaterThan(all.length / 3);
     engine.readCache.invalidate([settled.id, plain.id]);

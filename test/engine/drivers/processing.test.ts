@@ -8,9 +8,9 @@ import type { ArchivePolicy } from '../../../engine/archive-policy.js';
 import type { Lease } from '../../../engine/drivers/types.js';
 import { withSnapshot } from '../../../engine/drivers/snapshot-rounds.js';
 import { encodeIncomingBatch } from '../../../engine/incoming-batch.js';
-import { processMetrics } from '../../../engine/process-metrics.js';
 import { readMeasures, readRanges } from '../../../engine/read-measures.js';
 import { IMPLEMENTATIONS, type Subject } from './subjects.js';
+import { processJobs } from '../job-batches.js';
 
 const S = 1e6;
 const POLICY: ArchivePolicy = {
@@ -42,7 +42,7 @@ async function pushAndProcess(subject: Subject, lease: Lease, metricId: string, 
   const shard = subject.incoming.shardOf(metricId);
   const seq = (await subject.incoming.append(new Map([[shard, bytes]]))).get(shard)!;
   const refs = [{ seq, offset: entries.offsets[0]!, count: entries.counts[0]! }];
-  await processMetrics(subject, [{ metricId, policy: POLICY, refs }], lease);
+  await processJobs(subject, [{ metricId, policy: POLICY, refs }], lease);
 }
 
 async function readAll(subject: Subject, metricId: string) {
