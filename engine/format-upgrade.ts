@@ -7,7 +7,8 @@
  * (engine/uuid-keys.ts), and before format 7 resources_by_type is dropped
  * (resources_by_revision_start is the index of a type's resources; it and
  * resource_values are rebuilt in their format 7 layout as the index opens,
- * engine/resources.ts). Other changes since format 1 only need the stamp:
+ * engine/resources.ts; so is resource_values before format 8, without its
+ * NULL entries). Other changes since format 1 only need the stamp:
  * their older records still read.
  */
 import type { Key } from 'lmdb';

@@ -12,13 +12,19 @@
  * nor by `revision_end` (NULL on every one): resources_by_revision_start
  * answers both (revision-start-index.ts), also for history searches, which
  * find current revisions by them too.
+ *
+ * NULL is filed by absence: a revision has no entry for a field it leaves
+ * empty. Those entries were three of a collector's resource's ten puts
+ * (`user_id`, `project_id` and `ended_at` are NULL on every one), and a
+ * search of `= null` mostly matches most resources anyway, so a scan of the
+ * type answers it (see answersNull).
  */
 import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { IndexNames } from './resource-index-names.js';
 import type { RevisionStartIndex, StartRange } from './revision-start-index.js';
-import { entryId, entryKey, entryTarget, rangeBounds, targetBytes, typeBounds, type IndexTarget, type KeyRange, type StoredValue } from './resource-index-keys.js';
+import { entryId, entryKey, entryTarget, rangeBounds, targetBytes, typeBounds, type IndexTarget, type IndexValue, type KeyRange, type StoredValue } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
 
@@ -48,10 +54,24 @@ const CURRENT_FIELD_VALUES: Readonly<Record<string, (r: ResourceRecord) => Store
   ended_at: (r) => r.endedAt,
 };
 
-/** The fields a revision is filed by, with its values: the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
-export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: StoredValue]> {
-  for (const field of r.revision === -1 ? CURRENT_FIELDS : GENERIC_FIELDS) yield [field, fieldOf(r, field)];
-  for (const name of attributes) yield [name, r.attrs[name] ?? null];
+/**
+ * Whether the index answers `field = null`: the fields resources_by_revision_start
+ * answers for current revisions, which closed revisions never leave NULL.
+ */
+export function answersNull(field: string): boolean {
+  return CURRENT_UNFILED.has(field);
+}
+
+/** The fields a revision is filed by, with its values (none NULL): the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
+export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: IndexValue]> {
+  for (const field of r.revision === -1 ? CURRENT_FIELDS : GENERIC_FIELDS) {
+    const value = fieldOf(r, field);
+    if (value !== null) yield [field, value];
+  }
+  for (const name of attributes) {
+    const value = r.attrs[name] ?? null;
+    if (value !== null) yield [name, value];
+  }
 }
 
 export const targetOf = (r: Revision): IndexTarget => ({ id: r.id, revision: r.revision, revisionStart: r.revisionStart });
@@ -59,8 +79,8 @@ export const targetOf = (r: Revision): IndexTarget => ({ id: r.id, revision: r.r
 /** Names of the databases of the layout before this one (msgpack keys, every generic field also under `generic`). */
 const RETIRED_DBS = ['resources_by_value', 'resource_history_by_value'];
 const META_KEY = 'resourcesByValue';
-/** 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and revision_end. */
-const META_VERSION = 3;
+/** 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and revision_end; 4: no NULL entries. */
+const META_VERSION = 4;
 /** Below this cap, counting steps through entries instead of counting natively. */
 const SMALL_COUNT = 1_000;
 
@@ -150,6 +170,7 @@ export class ResourceValueIndex {
       let shared: StoredValue = null;
       for (let i = 0; i < records.length; i++) {
         const value = valueOf(records[i]!);
+        if (value === null) continue;
         const target = targets[i]!;
         if (target.keyId !== undefined) {
           void db.put(entryKey(typeCode, fieldCode, value, target), target.dup);
@@ -183,6 +204,7 @@ export class ResourceValueIndex {
     if (typeCode === undefined) return;
     const target = targetBytes(targetOf(r));
     for (const [field, value] of fields) {
+      if (value === null) continue;
       const fieldCode = add ? names.internField(field) : names.fieldCode(field);
       if (fieldCode === undefined) continue;
       const key = entryKey(typeCode, fieldCode, value, target);

@@ -3,13 +3,14 @@
  * entries hold every possible match. An `and` takes its most selective
  * indexable conjunct (by the caller's estimate of each range), an `or` the
  * union of its branches when each has one, `in` the union of its
- * equalities; anything else has no plan and the caller scans the type.
+ * equalities; anything else, `= null` on a field whose NULLs the index
+ * does not file too, has no plan and the caller scans the type.
  * A plan only narrows: callers re-check the whole filter on each candidate.
  */
 import type { CompareNode, QueryNode, QueryScalar } from '../formats/resource-query.js';
 import { prefixRange, type IndexValue, type KeyRange } from './resource-index-keys.js';
 import { convertQueryValue, fieldKind, likePattern, likePrefix, type Kind } from './resource-search.js';
-import { isIndexedGenericField } from './resource-value-index.js';
+import { answersNull, isIndexedGenericField } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
 
 export type Access = { readonly kind: 'ids'; readonly ids: readonly string[] } | { readonly kind: 'range'; readonly range: KeyRange };
@@ -131,7 +132,7 @@ function planCompare(n: CompareNode, ctx: PlanContext, cap: number): Plan | unde
   }
   const v = convertQueryValue(kind, value as QueryScalar, field);
   if (v === null) {
-    if (op === 'eq') return ranges(ctx, [{ field, nulls: true }], cap);
+    if (op === 'eq') return answersNull(field) ? ranges(ctx, [{ field, nulls: true }], cap) : undefined;
     // `!= null` is `IS NOT NULL`; an ordering against NULL is never true.
     return op === 'ne' ? undefined : NOTHING;
   }

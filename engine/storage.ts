@@ -46,9 +46,14 @@ import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uu
  * inline (engine/state-chunks.ts); those of version 3 still read. A release
  * of format 6 would miss resources in that index and those values, and
  * could not read such states.
+ * Version 8 files no NULL value in resource_values and
+ * resource_history_values (a revision has no entry for a field it leaves
+ * empty): the value index is rebuilt on open, so the upgrade from 7 only
+ * stamps the version, which keeps the admin commands (whose check would
+ * take the NULL entries for extras) off a directory not yet rebuilt.
  */
-export const FORMAT_VERSION = 7;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6];
+export const FORMAT_VERSION = 8;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
