@@ -139,13 +139,27 @@ export interface StorageOptions {
 /** LMDB names of the dupSort databases (whose dup trees LMDB's page counts leave out, see db-stats.ts). */
 export const DUP_SORT_DBS = { resourceValues: 'resource_values', resourceHistoryValues: 'resource_history_values' } as const;
 
+/** The LMDB flags of DUP_SORT_DBS: fixed-size dups. */
+const DUP_FLAGS = { dupSort: true, dupFixed: true } as const;
+
+/** The LMDB flags database `name` is created with (a copy must open its twin with the same); none for most. */
+export function databaseFlags(name: string): Partial<typeof DUP_FLAGS> {
+  return (Object.values(DUP_SORT_DBS) as string[]).includes(name) ? DUP_FLAGS : {};
+}
+
+/**
+ * Open-split chunks (~1 KB) and metric states pack more to a page (bench:footprint p60, bench/RESULTS.md
+ * "8 KB pages, session 16"). LMDB fixes the size when it creates the file: older directories keep 4 KB.
+ * Keys keep the engine's limit whatever the size (key-limit.ts).
+ */
+export const PAGE_SIZE = 8192;
+
 /**
  * Binary keys and fixed-size binary dups. The encoder passes bytes through;
  * lmdb-js wants one (with writeKey) to look up a single dup.
  */
 const VALUE_INDEX = {
-  dupSort: true,
-  dupFixed: true,
+  ...DUP_FLAGS,
   keyEncoding: 'binary',
   encoder: {
     encode: (b: Buffer) => b,
@@ -207,6 +221,7 @@ function withId<V extends { id: string }>(value: V | undefined, id: string): V |
 }
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
+export const MAX_DBS = 64;
 
 export function dbPath(dataDir: string): string {
   return join(dataDir, 'db');
@@ -217,11 +232,8 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   if (!options.readOnly) mkdirSync(path, { recursive: true });
   const root = open({
     path,
-    maxDbs: 64,
-    // Open-split chunks (~1 KB) and metric states pack more to a page (bench:footprint p60, bench/RESULTS.md
-    // "8 KB pages, session 16"). LMDB fixes the size when it creates the file: older directories keep 4 KB.
-    // Keys keep the engine's limit whatever the size (key-limit.ts).
-    pageSize: 8192,
+    maxDbs: MAX_DBS,
+    pageSize: PAGE_SIZE,
     mapSize: options.mapSize ?? DEFAULT_MAP_SIZE,
     readOnly: options.readOnly ?? false,
     // Neither `cache` nor `useWritemap`: lmdb-js has no child transactions with them, and the index's writes

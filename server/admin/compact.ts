@@ -1,13 +1,15 @@
 /**
- * `gnocchi-ts compact`: LMDB's compacting copy of a data directory's
- * environment swapped in for the original. LMDB never gives pages back to
- * the file system: after large deletions (or a backlog that was processed)
- * the file keeps its size, and only a compacting copy shrinks it.
+ * `gnocchi-ts compact`: a compacting copy of a data directory's environment
+ * (engine/repack.ts: free pages left out, pages filled) swapped in for the
+ * original. LMDB never gives pages back to the file system: after large
+ * deletions (or a backlog that was processed) the file keeps its size, and
+ * only a compacting copy shrinks it; and trees grown at random places keep
+ * their pages a half to two thirds full.
  */
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { repackEnvironment } from '../../engine/repack.js';
 import { DATA_DIR_HELP, PROGRESS_HELP, parseFlags, type AdminCommand } from './args.js';
-import { copyEnvironment } from './copy.js';
 import { dataFile, fileSize, openDataDir, refuseWhileOpen } from './data-dir.js';
 import { formatAmount, progressReporter } from './progress.js';
 
@@ -17,8 +19,9 @@ export const compact: AdminCommand = {
   help: [
     'Usage: gnocchi-ts compact [--data-dir D]',
     '',
-    "Writes a compacting copy of D's LMDB environment (free pages left out, trees rewritten in order)",
-    'next to D/db, then swaps it in and reports the bytes before, after and saved.',
+    "Writes a compacting copy of D's LMDB environment next to D/db (free pages left out, every database",
+    'rewritten in key order with its pages filled, 8 KB pages), then swaps it in and reports the bytes',
+    'before, after and saved.',
     '',
     'The server must be stopped: a server keeps the old file open and would go on writing to it. The',
     "command refuses when another process has D open, as seen in LMDB's reader table (checked before the",
@@ -41,7 +44,7 @@ export const compact: AdminCommand = {
       try {
         refuseWhileOpen(storage, dataDir, 'compacting it');
         staging = mkdtempSync(join(dataDir, '.compacting-'));
-        after = await copyEnvironment(storage, staging, true, progressReporter());
+        after = await repackEnvironment(storage, staging, progressReporter());
         refuseWhileOpen(storage, dataDir, 'compacting it');
       } finally {
         await storage.close();
