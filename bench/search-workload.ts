@@ -81,6 +81,9 @@ export function searchCases(rt: ResourceTypeRecord, count: number, updatedAt: nu
     ['started_at >= (half)', { '>=': { started_at: half } }],
     ['flavor in (tiny, large) and vcpus >= 4', { and: [{ in: { flavor: ['m1.tiny', 'm1.large'] } }, { '>=': { vcpus: 4 } }] }],
     ['host = compute-1 or host = compute-2', { or: [{ '=': { host: 'compute-1' } }, { '=': { host: 'compute-2' } }] }],
+    // The index files no NULL (resource-value-index.ts): the first reads the type in revision_start order, the second by host.
+    ['ended_at = null', { '=': { ended_at: null } }],
+    ['ended_at = null and host = compute-7', { and: [{ '=': { ended_at: null } }, { '=': { host: 'compute-7' } }] }],
     ['flavor = m1.small and started_at >= (half), sort started_at:desc', { and: [{ '=': { flavor: 'm1.small' } }, { '>=': { started_at: half } }] }, { sort: ['started_at:desc'] }],
     ['history: host = compute-0 and revision_end >= (updates)', { and: [{ '=': { host: 'compute-0' } }, { '>=': { revision_end: iso(updatedAt) } }] }, { history: true }],
     ['history: display_name = (one)', { '=': { display_name: 'vm-70' } }, { history: true }],
