@@ -10,6 +10,7 @@ import {
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
+  snappyUncompress,
   recycleScanned,
   scanWriteRequest,
   type WriteRequest,
@@ -69,6 +70,36 @@ describe('snappy', () => {
     const bomb = compress(new Uint8Array(100_000));
     expect(bomb.length).toBeLessThan(10_000);
     expect(() => decodeRemoteWrite(bomb, 10_000)).toThrow(PrometheusTooLarge);
+  });
+
+  it('inflates what another encoder compressed, byte for byte (literals, overlapping copies, blocks past 64 KB)', () => {
+    // Few distinct bytes: long runs and repeats, so copies of every offset size and overlapping ones.
+    const text = fc.array(fc.oneof(fc.constantFrom(0x61, 0x62), fc.integer({ min: 0, max: 255 })), { maxLength: 300 });
+    const bytes = fc.tuple(text, fc.integer({ min: 1, max: 400 })).map(([unit, times]) => Uint8Array.from(Array.from({ length: times }, () => unit).flat()));
+    fc.assert(
+      fc.property(bytes, (raw) => {
+        expect(Buffer.from(snappyUncompress(compress(raw), raw.length))).toEqual(Buffer.from(raw));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const corrupt: [string, number[]][] = [
+    ['no length', []],
+    ['a length of six bytes', [0x80, 0x80, 0x80, 0x80, 0x80, 0x01]],
+    ['a length beyond 2^31', [0x80, 0x80, 0x80, 0x80, 0x08]],
+    ['a block shorter than its length', [0x05, 0x08, 0x61, 0x62, 0x63]],
+    ['a block longer than its length', [0x02, 0x08, 0x61, 0x62, 0x63]],
+    ['a copy from before the start', [0x08, 0x00, 0x61, 0x0d, 0x05]],
+    ['a literal cut short', [0x05, 0x10, 0x61]],
+  ];
+  it.each(corrupt)('refuses %s as an invalid body, not an oversized one', (_name, bytes) => {
+    expect(() => snappyUncompress(Uint8Array.from(bytes), 1 << 20)).toThrow(new PrometheusDecodeError('Unable to decompress body: Invalid Snappy bitstream'));
+    expect(() => snappyUncompress(Uint8Array.from(bytes), 1 << 20)).not.toThrow(PrometheusTooLarge);
+  });
+
+  it('names the length and the limit when a body would inflate too far', () => {
+    expect(() => snappyUncompress(compress(new Uint8Array(5000)), 4096)).toThrow('The uncompressed length of 5000 is too big, expect at most 4096');
   });
 });
 
