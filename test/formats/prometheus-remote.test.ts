@@ -155,16 +155,29 @@ describe('scanWriteRequest', () => {
     ['a label pair given twice a field', request([...delimited(1, [...text(1, 'a'), ...text(2, 'x'), ...text(1, 'b')])])],
     ['defaults', request([...delimited(1, []), ...delimited(2, [])])],
     ['a 7-byte timestamp', request([...label('a', 'b'), ...sample(2, 2 ** 49 - 1)])],
+    // As long as a sample with a 6-byte timestamp: the second timestamp counts.
+    ['a timestamp given twice, the first of 4 bytes', request([...label('a', 'b'), ...delimited(2, [tag(1, 1), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, tag(2, 0), ...varint(2 ** 27), tag(2, 0), 9])])],
   ];
   it.each(plain)('reads %s as decodeWriteRequest does', (_name, bytes) => {
     expect(scanned(bytes)).toEqual(decodeWriteRequest(bytes));
+  });
+
+  it('reads any timestamp and value as decodeWriteRequest does', () => {
+    const samples = fc.array(fc.tuple(fc.double(), fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 2 ** 27, max: 2 ** 49 - 1 }))), { maxLength: 20 });
+    fc.assert(
+      fc.property(samples, (pairs) => {
+        const bytes = request([...label('a', 'b'), ...pairs.flatMap(([value, ms]) => sample(value, ms))]);
+        expect(scanned(bytes)).toEqual(decodeWriteRequest(bytes));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('reads each request alike after columns of another were recycled', () => {
     const big = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 500 }, (_, i) => ({ value: i, timestampMs: i })) }] });
     const small = plain[0]![1];
     const first = scanWriteRequest(Buffer.from(big))!;
-    recycleScanned(first);
+    recycleScanned({ timestamps: first.timestampsMs, values: first.values });
     // The recycled columns are those of the next scan large enough: nothing of the first request shows.
     expect(scanned(small)).toEqual(decodeWriteRequest(small));
     expect(scanned(big)).toEqual(decodeWriteRequest(big));
