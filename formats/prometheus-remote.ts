@@ -19,6 +19,7 @@ import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs/light.js';
 import { snappyUncompressor } from 'hysnappy';
 import { FormatError } from './errors.js';
+import { epochSecondsToMicros } from './timestamp.js';
 
 export interface Label {
   name: string;
@@ -437,4 +438,27 @@ function utf8(bytes: Buffer, start: number, end: number): string | null {
     if (bytes[i]! >= 0x80) return isUtf8(bytes.subarray(start, end)) ? bytes.toString('utf8', start, end) : null;
   }
   return bytes.toString('latin1', start, end);
+}
+
+/**
+ * Turns timestamps [from, to) of a column from milliseconds into
+ * microseconds in place, each as epochSecondsToMicros reads `ms / 1000`;
+ * answers the index of the first it refuses (the ones before it turned),
+ * -1 when none. Its own arithmetic for the usual case: a call answering
+ * `number | undefined` boxed every result, 16 bytes of garbage a sample.
+ */
+export function millisToMicros(column: Float64Array, from: number, to: number): number {
+  for (let k = from; k < to; k++) {
+    const ms = column[k]!;
+    // epochSecondsToMicros' rounding; from 0 on, its other checks come to the bound (NaN fails the first test, infinity the second).
+    const micros = Math.round((ms / 1000) * 1_000_000) + 0;
+    if (ms >= 0 && micros <= Number.MAX_SAFE_INTEGER) {
+      column[k] = micros;
+      continue;
+    }
+    const checked = epochSecondsToMicros(ms / 1000);
+    if (checked === undefined) return k;
+    column[k] = checked;
+  }
+  return -1;
 }

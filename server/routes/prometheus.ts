@@ -20,6 +20,7 @@ import { CollectorScope, hashBytes, namedResource, type MetricSlot, type Resourc
 import { FormatError } from '../../formats/errors.js';
 import {
   decodeWriteRequest,
+  millisToMicros,
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
@@ -30,7 +31,7 @@ import {
   type ScannedWriteRequest,
   type WriteRequest,
 } from '../../formats/prometheus-remote.js';
-import { epochSecondsToMicros, parseTimestamp } from '../../formats/timestamp.js';
+import { parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -171,12 +172,9 @@ function groupDecoded(request: WriteRequest, creator: string, cache: SeriesCache
  */
 function addRun(batch: CollectorBatch, metric: MetricSlot, timestamps: Float64Array, from: number, to: number): EngineError | undefined {
   if (from === to) return undefined;
-  for (let k = from; k < to; k++) {
-    // parseTimestamp's reading of the seconds, without its try and throw per sample.
-    const micros = epochSecondsToMicros(timestamps[k]! / 1000);
-    if (micros === undefined) return sampleRefusal(timestamps[k]!);
-    timestamps[k] = micros;
-  }
+  // parseTimestamp's reading of the seconds, without its try and throw per sample.
+  const refused = millisToMicros(timestamps, from, to);
+  if (refused !== -1) return sampleRefusal(timestamps[refused]!);
   batch.run(batch.metric(metric), from, to);
   return undefined;
 }

@@ -3,10 +3,12 @@ import { compress } from 'snappyjs';
 import fc from 'fast-check';
 import { uncompress } from 'snappyjs';
 import { describe, expect, it } from 'vitest';
+import { epochSecondsToMicros } from '../../formats/timestamp.js';
 import {
   decodeRemoteWrite,
   decodeWriteRequest,
   encodeWriteRequest,
+  millisToMicros,
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
@@ -224,5 +226,25 @@ describe('scanWriteRequest', () => {
     );
     // Mutations mostly keep the plain shape: the comparison is not vacuous.
     expect(read).toBeGreaterThan(500);
+  });
+});
+
+describe('millisToMicros', () => {
+  it('turns each timestamp as epochSecondsToMicros reads ms / 1000, stopping at the first it refuses', () => {
+    const edges = fc.constantFrom(0, -0, -1, 0.4, -0.0004, 1.5, 2 ** 53 / 1000, 2 ** 53 / 1000 + 1, 2 ** 49 - 1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY);
+    const ms = fc.oneof(fc.integer({ min: 0, max: 2 ** 49 }), fc.double({ min: -1e16, max: 1e16 }), edges);
+    fc.assert(
+      fc.property(fc.array(ms, { maxLength: 12 }), (column) => {
+        const turned = Float64Array.from(column);
+        const refused = millisToMicros(turned, 0, column.length);
+        const expected = column.map((t) => epochSecondsToMicros(t / 1000));
+        const first = expected.indexOf(undefined);
+        expect(refused).toBe(first);
+        const done = first === -1 ? column.length : first;
+        expect([...turned.subarray(0, done)]).toEqual(expected.slice(0, done));
+        expect([...turned.subarray(done)]).toEqual(column.slice(done));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
