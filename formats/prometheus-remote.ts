@@ -220,7 +220,7 @@ class MessageScanner extends Cursor {
     super(bytes);
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // A sample takes at least 13 bytes encoded.
-    const capacity = Math.max(64, Math.ceil(bytes.length / 13));
+    const capacity = Math.max(MIN_SAMPLES, Math.ceil(bytes.length / 13));
     const i = spareSamples.findIndex((kept) => kept.timestamps.length >= capacity);
     if (i !== -1) {
       const kept = spareSamples.splice(i, 1)[0]!;
@@ -373,10 +373,25 @@ const spareSamples: { timestamps: Float64Array; values: Float64Array }[] = [];
 const MAX_SPARE = 8;
 /** Larger columns are not kept (at most 8 MB kept in all). */
 const MAX_SPARE_SAMPLES = 1 << 16;
+/** Samples a scan reserves room for at least (smaller columns are not kept). */
+const MIN_SAMPLES = 64;
 
-/** Hands back the sample columns of a scanned request (or any) no longer read, for the next scanWriteRequest. */
+/**
+ * Hands back the sample columns of a scanned request (or any) no longer
+ * read, for the next scanWriteRequest. When the pool is full they take the
+ * place of smaller ones: columns of small requests do not keep those of
+ * large ones out.
+ */
 export function recycleScanned(columns: { timestamps: Float64Array; values: Float64Array }): void {
-  if (columns.timestamps.length <= MAX_SPARE_SAMPLES && columns.values.length === columns.timestamps.length && spareSamples.length < MAX_SPARE) spareSamples.push(columns);
+  const size = columns.timestamps.length;
+  if (size < MIN_SAMPLES || size > MAX_SPARE_SAMPLES || columns.values.length !== size) return;
+  if (spareSamples.length < MAX_SPARE) {
+    spareSamples.push(columns);
+    return;
+  }
+  let smallest = 0;
+  for (let i = 1; i < spareSamples.length; i++) if (spareSamples[i]!.timestamps.length < spareSamples[smallest]!.timestamps.length) smallest = i;
+  if (spareSamples[smallest]!.timestamps.length < size) spareSamples[smallest] = columns;
 }
 
 /**

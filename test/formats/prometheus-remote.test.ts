@@ -175,6 +175,17 @@ describe('scanWriteRequest', () => {
     );
   });
 
+  it('scans into recycled columns large enough, those of small requests not keeping larger ones out', () => {
+    const big = Buffer.from(encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 3000 }, (_, i) => ({ value: i, timestampMs: i })) }] }));
+    for (let i = 0; i < 20; i++) recycleScanned({ timestamps: new Float64Array(64), values: new Float64Array(64) });
+    // As many as the scan reserves for the request (a sample takes at least 13 bytes).
+    const large = { timestamps: new Float64Array(Math.ceil(big.length / 13)), values: new Float64Array(Math.ceil(big.length / 13)) };
+    recycleScanned(large);
+    const s = scanWriteRequest(big)!;
+    expect(s.timestampsMs).toBe(large.timestamps);
+    expect(s.values).toBe(large.values);
+  });
+
   it('reads each request alike after columns of another were recycled', () => {
     const big = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 500 }, (_, i) => ({ value: i, timestampMs: i })) }] });
     const small = plain[0]![1];
