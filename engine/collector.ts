@@ -143,6 +143,12 @@ function trimmed<T>(slots: T[], count: number): T[] {
   return slots;
 }
 
+/** Columns of points a batch takes runs of (see CollectorBatch.run). */
+export interface PointColumns {
+  timestamps: Float64Array;
+  values: Float64Array;
+}
+
 /** Points as they come: the metric of each, its timestamp and value. */
 interface Scratch {
   owners: Int32Array;
@@ -158,6 +164,9 @@ const spare: Scratch[] = [];
 const MAX_SPARE = 4;
 /** Larger scratch arrays are not kept (a huge write would hold them forever). */
 const MAX_SPARE_POINTS = 1 << 20;
+
+/** The scratch of a batch on columns, which adds no point. */
+const NO_SCRATCH: Scratch = { owners: new Int32Array(0), timestamps: new Float64Array(0), values: new Float64Array(0) };
 
 function scratch(capacity: number): Scratch {
   const i = spare.findIndex((s) => s.owners.length >= capacity);
@@ -175,6 +184,10 @@ function scratch(capacity: number): Scratch {
  * on each, no lookup): its caller must give one slot per resource key and
  * one per metric identity, slots of resources sharing an id marked
  * `shared` (see CollectorScope).
+ *
+ * A batch made on columns (remote write, whose samples the scanner has put
+ * in columns, each series' together) takes each metric's points as a run
+ * of them instead (`run`): nothing is copied point by point.
  */
 export class CollectorBatch {
   /**
@@ -195,6 +208,8 @@ export class CollectorBatch {
    */
   private resourceOf: Int32Array<ArrayBuffer>;
   private from: Int32Array<ArrayBuffer>;
+  /** On columns: where each metric's run ends (it starts at `from`). */
+  private to: Int32Array<ArrayBuffer> | undefined;
   private readonly stamp = ++lastStamp;
   private points: Scratch;
   private n = 0;
@@ -202,17 +217,23 @@ export class CollectorBatch {
   /**
    * `expected`: the points, resources and metrics the write likely has (a
    * collector's writes name the same series; by default as many of each as
-   * points).
+   * points). `columns`: the points are runs of these (see `run`), taken as
+   * they are, with no point added.
    */
-  constructor(expectedPoints: number, expected?: { resources: number; metrics: number }) {
+  constructor(
+    expectedPoints: number,
+    expected?: { resources: number; metrics: number },
+    readonly columns?: PointColumns,
+  ) {
     const capacity = Math.max(16, expectedPoints);
-    this.points = scratch(capacity);
+    this.points = columns === undefined ? scratch(capacity) : NO_SCRATCH;
     const reserve = (slots: number | undefined) => new Array(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
     this.resourceSlots = reserve(expected?.resources);
     this.metricSlots = reserve(expected?.metrics);
     // As many as the metrics reserved: grown by doubling from a few, they were copied through every size.
     this.resourceOf = new Int32Array(Math.max(1, this.metricSlots.length));
     this.from = new Int32Array(Math.max(1, this.metricSlots.length));
+    if (columns !== undefined) this.to = new Int32Array(this.from.length);
   }
 
   /** The resources of the batch in order of first appearance. */
@@ -242,11 +263,13 @@ export class CollectorBatch {
       if (m === this.from.length) {
         this.from = grownInt32(this.from);
         this.resourceOf = grownInt32(this.resourceOf);
+        if (this.to !== undefined) this.to = grownInt32(this.to);
       }
       slot.stamp = this.stamp;
       slot.index = m;
       this.metricSlots[m] = slot;
       this.from[m] = 0;
+      if (this.to !== undefined) this.to[m] = 0;
       this.resourceOf[m] = this.resource(slot.resource);
     }
     return slot.index;
@@ -260,9 +283,14 @@ export class CollectorBatch {
     p.values[this.n++] = value;
   }
 
-  /** Drops the points of `metric` added so far (remote write: the last series of a name wins). */
-  restart(metric: number): void {
-    this.from[metric] = this.n;
+  /**
+   * On columns: the points of `metric` are [from, to) of them, in place of
+   * any run given before (remote write: the last series of a name wins).
+   */
+  run(metric: number, from: number, to: number): void {
+    if (this.to === undefined) throw new Error('only a batch on columns takes runs');
+    this.from[metric] = from;
+    this.to[metric] = to;
   }
 
   /** The metrics of each resource in order of first appearance: resource r has order[start[r]..start[r + 1]). */
@@ -284,6 +312,7 @@ export class CollectorBatch {
    * adding: the batch takes no more points.
    */
   series(): BatchPoints {
+    if (this.columns !== undefined) return this.runs(this.columns, this.to!);
     const { owners, timestamps: ts, values: vs } = this.points;
     const { from } = this;
     const count = new Uint32Array(this.metricCount);
@@ -308,12 +337,26 @@ export class CollectorBatch {
       values[at] = vs[i]!;
     }
     if (spare.length < MAX_SPARE && owners.length <= MAX_SPARE_POINTS) spare.push(this.points);
-    this.points = { owners: new Int32Array(0), timestamps: new Float64Array(0), values: new Float64Array(0) };
+    this.points = NO_SCRATCH;
     this.n = 0;
     return { start, count, timestamps, values };
   }
 
+  /** The points of a batch on columns: each metric's run. */
+  private runs({ timestamps, values }: PointColumns, to: Int32Array): BatchPoints {
+    const n = this.metricCount;
+    const start = new Uint32Array(n);
+    const count = new Uint32Array(n);
+    for (let m = 0; m < n; m++) {
+      start[m] = this.from[m]!;
+      count[m] = to[m]! - this.from[m]!;
+    }
+    return { start, count, timestamps, values };
+  }
+
   private grow(): void {
+    // A batch on columns has an empty scratch: its first point comes here.
+    if (this.columns !== undefined) throw new Error('a batch on columns takes runs of them, not points');
     const old = this.points;
     const next = scratch(2 * old.owners.length);
     next.owners.set(old.owners);

@@ -20,6 +20,7 @@ import { CollectorScope, hashBytes, namedResource, type MetricSlot, type Resourc
 import { FormatError } from '../../formats/errors.js';
 import {
   decodeWriteRequest,
+  millisToMicros,
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
@@ -30,7 +31,7 @@ import {
   type ScannedWriteRequest,
   type WriteRequest,
 } from '../../formats/prometheus-remote.js';
-import { epochSecondsToMicros, parseTimestamp } from '../../formats/timestamp.js';
+import { parseTimestamp } from '../../formats/timestamp.js';
 import type { AppContext } from '../app.js';
 import { identify } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -88,22 +89,26 @@ function seriesOf(labels: readonly Label[], scope: CollectorScope<PrometheusSeri
  * replacing the others. Throws the refusal of the first series without
  * `__name__` or with a timestamp Gnocchi refuses; answers null when a
  * label is not UTF-8 (the request must go through decodeWriteRequest,
- * which refuses it).
+ * which refuses it). The batch is on the scanned columns (its `columns`,
+ * timestamps turned into microseconds): recycleScanned takes them back
+ * once the batch is written.
  */
 export function groupRemoteWrite(bytes: Buffer, creator: string, cache: SeriesCache): CollectorBatch | null {
   const scanned = scanWriteRequest(bytes);
   if (scanned === null) return null;
+  let batch: CollectorBatch | null = null;
   try {
-    return groupScanned(bytes, scanned, creator, cache);
+    batch = groupScanned(bytes, scanned, creator, cache);
+    return batch;
   } finally {
-    recycleScanned(scanned);
+    if (batch === null) recycleScanned({ timestamps: scanned.timestampsMs, values: scanned.values });
   }
 }
 
 function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: string, cache: SeriesCache): CollectorBatch | null {
   const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
   const { count, labelsStart, labelsEnd, sampleStart, timestampsMs, values } = scanned;
-  const batch = new CollectorBatch(sampleStart[count]!, scope.named);
+  const batch = new CollectorBatch(sampleStart[count]!, scope.named, { timestamps: timestampsMs, values });
   let refusal: EngineError | undefined;
   for (let i = 0; i < count; i++) {
     const start = labelsStart[i]!;
@@ -131,7 +136,7 @@ function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: stri
       refusal = noName();
       continue;
     }
-    refusal = addSamples(batch, series.metric, timestampsMs, values, sampleStart[i]!, sampleStart[i + 1]!);
+    refusal = addRun(batch, series.metric, timestampsMs, sampleStart[i]!, sampleStart[i + 1]!);
   }
   if (refusal !== undefined) throw refusal;
   scope.noteNamed(batch.resources.length, batch.metrics.length);
@@ -141,41 +146,36 @@ function groupScanned(bytes: Buffer, scanned: ScannedWriteRequest, creator: stri
 /** groupRemoteWrite of a request decodeWriteRequest read (shapes the scanner leaves to it). */
 function groupDecoded(request: WriteRequest, creator: string, cache: SeriesCache): CollectorBatch {
   const scope = new CollectorScope<PrometheusSeries>(cache, `prometheus\u0000${creator}`);
-  const batch = new CollectorBatch(request.timeseries.reduce((n, ts) => n + ts.samples.length, 0));
+  const total = request.timeseries.reduce((n, ts) => n + ts.samples.length, 0);
+  const columns = { timestamps: new Float64Array(total), values: new Float64Array(total) };
+  const batch = new CollectorBatch(total, undefined, columns);
+  let at = 0;
   for (const ts of request.timeseries) {
     const { metric } = seriesOf(ts.labels, scope, creator);
     if (metric === undefined) throw noName();
-    const refusal = addSamples(
-      batch,
-      metric,
-      ts.samples.map((sample) => sample.timestampMs),
-      ts.samples.map((sample) => sample.value),
-      0,
-      ts.samples.length,
-    );
+    const from = at;
+    for (const sample of ts.samples) {
+      columns.timestamps[at] = sample.timestampMs;
+      columns.values[at++] = sample.value;
+    }
+    const refusal = addRun(batch, metric, columns.timestamps, from, at);
     if (refusal !== undefined) throw refusal;
   }
   return batch;
 }
 
-/** Samples [from, to) of a series as the points of its metric, replacing those of an earlier series of it. */
-function addSamples(
-  batch: CollectorBatch,
-  metric: MetricSlot,
-  timestampsMs: ArrayLike<number>,
-  values: ArrayLike<number>,
-  from: number,
-  to: number,
-): EngineError | undefined {
+/**
+ * Samples [from, to) of a series (their timestamps in milliseconds, turned
+ * into microseconds in place) as the points of its metric, replacing those
+ * of an earlier series of it; the refusal of the first timestamp Gnocchi
+ * refuses.
+ */
+function addRun(batch: CollectorBatch, metric: MetricSlot, timestamps: Float64Array, from: number, to: number): EngineError | undefined {
   if (from === to) return undefined;
-  const m = batch.metric(metric);
-  batch.restart(m);
-  for (let k = from; k < to; k++) {
-    // parseTimestamp's reading of the seconds, without its try and throw per sample.
-    const micros = epochSecondsToMicros(timestampsMs[k]! / 1000);
-    if (micros === undefined) return sampleRefusal(timestampsMs[k]!);
-    batch.add(m, micros, values[k]!);
-  }
+  // parseTimestamp's reading of the seconds, without its try and throw per sample.
+  const refused = millisToMicros(timestamps, from, to);
+  if (refused !== -1) return sampleRefusal(timestamps[refused]!);
+  batch.run(batch.metric(metric), from, to);
   return undefined;
 }
 
@@ -250,25 +250,29 @@ export async function prometheusRoutes(app: FastifyInstance, ctx: AppContext): P
       if (err instanceof PrometheusDecodeError) throw new BadRequest({ cause: 'Invalid input', reason: err.message, detail: [] });
       throw err;
     }
-    if (batch.resources.length === 0) return reply.code(202).send();
-
-    if ((await engine.index.findType(PROMETHEUS_RESOURCE_TYPE)) === undefined) {
-      enforce('create resource type', who);
-      try {
-        await engine.index.createType({ name: PROMETHEUS_RESOURCE_TYPE, state: 'creating', attributes: PROMETHEUS_ATTRIBUTES });
-      } catch (err) {
-        if (!(err instanceof ResourceTypeAlreadyExists)) throw err;
+    try {
+      if (batch.resources.length === 0) return reply.code(202).send();
+      if ((await engine.index.findType(PROMETHEUS_RESOURCE_TYPE)) === undefined) {
+        enforce('create resource type', who);
+        try {
+          await engine.index.createType({ name: PROMETHEUS_RESOURCE_TYPE, state: 'creating', attributes: PROMETHEUS_ATTRIBUTES });
+        } catch (err) {
+          if (!(err instanceof ResourceTypeAlreadyExists)) throw err;
+        }
       }
+      const rt = await engine.index.getType(PROMETHEUS_RESOURCE_TYPE);
+      await writeCollectorBatch(engine, batch, {
+        type: rt.name,
+        creator: who.creator,
+        prepare: preparer(rt),
+        mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
+        mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
+        maxSeries: config.maxSeries,
+      });
+    } finally {
+      // The incoming record holds a copy of the points: the columns serve the next request.
+      if (batch.columns !== undefined) recycleScanned(batch.columns);
     }
-    const rt = await engine.index.getType(PROMETHEUS_RESOURCE_TYPE);
-    await writeCollectorBatch(engine, batch, {
-      type: rt.name,
-      creator: who.creator,
-      prepare: preparer(rt),
-      mayUpdate: (creator) => enforce('update resource', who, creatorTarget(creator)),
-      mayPost: (creator) => enforce('post measures', who, creatorTarget(creator)),
-      maxSeries: config.maxSeries,
-    });
     return reply.code(202).send();
   });
 }

@@ -27,16 +27,31 @@ describe('CollectorBatch', () => {
     expect(pointsOf(series, 'timestamps')).toEqual(pointsOf(series, 'values').map((vs) => vs.map((v) => v * 1000)));
   });
 
-  it('keeps the points of a metric added since it was restarted (the last remote write series of a name)', () => {
-    const r = resource('r');
-    const [m, n] = [new MetricSlot(r, 'm'), new MetricSlot(r, 'n')];
-    const batch = new CollectorBatch(8);
-    batch.add(batch.metric(m), 1, 1);
-    batch.add(batch.metric(n), 2, 2);
-    batch.restart(batch.metric(m));
-    batch.add(batch.metric(m), 3, 3);
-    batch.restart(batch.metric(n));
-    expect(pointsOf(batch.series(), 'values')).toEqual([[3], []]);
+  it('on columns, takes each metric\'s last run of them as its points, metrics in order of first appearance (the last remote write series of a name)', () => {
+    const [r, s] = [resource('r'), resource('s')];
+    const [m, n, o] = [new MetricSlot(r, 'm'), new MetricSlot(s, 'n'), new MetricSlot(r, 'o')];
+    const values = Float64Array.from([0, 1, 2, 3, 4, 5, 6, 7]);
+    const timestamps = values.map((v) => v * 1000);
+    // Fewer metrics expected than given: the run arrays grow.
+    const batch = new CollectorBatch(8, { resources: 1, metrics: 1 }, { timestamps, values });
+    batch.run(batch.metric(m), 0, 2);
+    batch.run(batch.metric(n), 2, 3);
+    batch.run(batch.metric(o), 3, 3);
+    batch.run(batch.metric(m), 4, 7);
+    expect(batch.metrics).toEqual([m, n, o]);
+    expect(batch.resources).toEqual([r, s]);
+    const series = batch.series();
+    expect(series.values).toBe(values);
+    expect(pointsOf(series, 'values')).toEqual([[4, 5, 6], [2], []]);
+    expect(pointsOf(series, 'timestamps')).toEqual([[4000, 5000, 6000], [2000], []]);
+  });
+
+  it('takes either points or runs of columns, never both', () => {
+    const m = new MetricSlot(resource('r'), 'm');
+    const columns = new CollectorBatch(8, undefined, { timestamps: new Float64Array(8), values: new Float64Array(8) });
+    expect(() => columns.add(columns.metric(m), 1, 1)).toThrow(/runs/);
+    const points = new CollectorBatch(8);
+    expect(() => points.run(points.metric(m), 0, 1)).toThrow(/columns/);
   });
 
   it.each<[string, { resources: number; metrics: number } | undefined]>([

@@ -3,13 +3,16 @@ import { compress } from 'snappyjs';
 import fc from 'fast-check';
 import { uncompress } from 'snappyjs';
 import { describe, expect, it } from 'vitest';
+import { epochSecondsToMicros } from '../../formats/timestamp.js';
 import {
   decodeRemoteWrite,
   decodeWriteRequest,
   encodeWriteRequest,
+  millisToMicros,
   PrometheusDecodeError,
   PrometheusTooLarge,
   readLabels,
+  snappyUncompress,
   recycleScanned,
   scanWriteRequest,
   type WriteRequest,
@@ -70,6 +73,36 @@ describe('snappy', () => {
     expect(bomb.length).toBeLessThan(10_000);
     expect(() => decodeRemoteWrite(bomb, 10_000)).toThrow(PrometheusTooLarge);
   });
+
+  it('inflates what another encoder compressed, byte for byte (literals, overlapping copies, blocks past 64 KB)', () => {
+    // Few distinct bytes: long runs and repeats, so copies of every offset size and overlapping ones.
+    const text = fc.array(fc.oneof(fc.constantFrom(0x61, 0x62), fc.integer({ min: 0, max: 255 })), { maxLength: 300 });
+    const bytes = fc.tuple(text, fc.integer({ min: 1, max: 400 })).map(([unit, times]) => Uint8Array.from(Array.from({ length: times }, () => unit).flat()));
+    fc.assert(
+      fc.property(bytes, (raw) => {
+        expect(Buffer.from(snappyUncompress(compress(raw), raw.length))).toEqual(Buffer.from(raw));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const corrupt: [string, number[]][] = [
+    ['no length', []],
+    ['a length of six bytes', [0x80, 0x80, 0x80, 0x80, 0x80, 0x01]],
+    ['a length beyond 2^31', [0x80, 0x80, 0x80, 0x80, 0x08]],
+    ['a block shorter than its length', [0x05, 0x08, 0x61, 0x62, 0x63]],
+    ['a block longer than its length', [0x02, 0x08, 0x61, 0x62, 0x63]],
+    ['a copy from before the start', [0x08, 0x00, 0x61, 0x0d, 0x05]],
+    ['a literal cut short', [0x05, 0x10, 0x61]],
+  ];
+  it.each(corrupt)('refuses %s as an invalid body, not an oversized one', (_name, bytes) => {
+    expect(() => snappyUncompress(Uint8Array.from(bytes), 1 << 20)).toThrow(new PrometheusDecodeError('Unable to decompress body: Invalid Snappy bitstream'));
+    expect(() => snappyUncompress(Uint8Array.from(bytes), 1 << 20)).not.toThrow(PrometheusTooLarge);
+  });
+
+  it('names the length and the limit when a body would inflate too far', () => {
+    expect(() => snappyUncompress(compress(new Uint8Array(5000)), 4096)).toThrow('The uncompressed length of 5000 is too big, expect at most 4096');
+  });
 });
 
 /** A request as scanWriteRequest and readLabels read it; null where they step aside (to decodeWriteRequest). */
@@ -124,16 +157,40 @@ describe('scanWriteRequest', () => {
     ['a label pair given twice a field', request([...delimited(1, [...text(1, 'a'), ...text(2, 'x'), ...text(1, 'b')])])],
     ['defaults', request([...delimited(1, []), ...delimited(2, [])])],
     ['a 7-byte timestamp', request([...label('a', 'b'), ...sample(2, 2 ** 49 - 1)])],
+    // As long as a sample with a 6-byte timestamp: the second timestamp counts.
+    ['a timestamp given twice, the first of 4 bytes', request([...label('a', 'b'), ...delimited(2, [tag(1, 1), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, tag(2, 0), ...varint(2 ** 27), tag(2, 0), 9])])],
   ];
   it.each(plain)('reads %s as decodeWriteRequest does', (_name, bytes) => {
     expect(scanned(bytes)).toEqual(decodeWriteRequest(bytes));
+  });
+
+  it('reads any timestamp and value as decodeWriteRequest does', () => {
+    const samples = fc.array(fc.tuple(fc.double(), fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 2 ** 27, max: 2 ** 49 - 1 }))), { maxLength: 20 });
+    fc.assert(
+      fc.property(samples, (pairs) => {
+        const bytes = request([...label('a', 'b'), ...pairs.flatMap(([value, ms]) => sample(value, ms))]);
+        expect(scanned(bytes)).toEqual(decodeWriteRequest(bytes));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('scans into recycled columns large enough, those of small requests not keeping larger ones out', () => {
+    const big = Buffer.from(encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 3000 }, (_, i) => ({ value: i, timestampMs: i })) }] }));
+    for (let i = 0; i < 20; i++) recycleScanned({ timestamps: new Float64Array(64), values: new Float64Array(64) });
+    // As many as the scan reserves for the request (a sample takes at least 13 bytes).
+    const large = { timestamps: new Float64Array(Math.ceil(big.length / 13)), values: new Float64Array(Math.ceil(big.length / 13)) };
+    recycleScanned(large);
+    const s = scanWriteRequest(big)!;
+    expect(s.timestampsMs).toBe(large.timestamps);
+    expect(s.values).toBe(large.values);
   });
 
   it('reads each request alike after columns of another were recycled', () => {
     const big = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'a' }], samples: Array.from({ length: 500 }, (_, i) => ({ value: i, timestampMs: i })) }] });
     const small = plain[0]![1];
     const first = scanWriteRequest(Buffer.from(big))!;
-    recycleScanned(first);
+    recycleScanned({ timestamps: first.timestampsMs, values: first.values });
     // The recycled columns are those of the next scan large enough: nothing of the first request shows.
     expect(scanned(small)).toEqual(decodeWriteRequest(small));
     expect(scanned(big)).toEqual(decodeWriteRequest(big));
@@ -180,5 +237,25 @@ describe('scanWriteRequest', () => {
     );
     // Mutations mostly keep the plain shape: the comparison is not vacuous.
     expect(read).toBeGreaterThan(500);
+  });
+});
+
+describe('millisToMicros', () => {
+  it('turns each timestamp as epochSecondsToMicros reads ms / 1000, stopping at the first it refuses', () => {
+    const edges = fc.constantFrom(0, -0, -1, 0.4, -0.0004, 1.5, 2 ** 53 / 1000, 2 ** 53 / 1000 + 1, 2 ** 49 - 1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY);
+    const ms = fc.oneof(fc.integer({ min: 0, max: 2 ** 49 }), fc.double({ min: -1e16, max: 1e16 }), edges);
+    fc.assert(
+      fc.property(fc.array(ms, { maxLength: 12 }), (column) => {
+        const turned = Float64Array.from(column);
+        const refused = millisToMicros(turned, 0, column.length);
+        const expected = column.map((t) => epochSecondsToMicros(t / 1000));
+        const first = expected.indexOf(undefined);
+        expect(refused).toBe(first);
+        const done = first === -1 ? column.length : first;
+        expect([...turned.subarray(0, done)]).toEqual(expected.slice(0, done));
+        expect([...turned.subarray(done)]).toEqual(column.slice(done));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
