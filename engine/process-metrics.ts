@@ -13,11 +13,11 @@ import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, lastSeqOf, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
-import { copyIncomingSlice, recordView } from './incoming-batch.js';
+import { packedRecordSize, packRecordPoints, RecordPoints } from './incoming-batch.js';
 import { BatchWrites } from './batch-writes.js';
 import { packedResults, policyOf, setResult, type JobBatch, type PackedResults } from './job-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
-import { RecordCache } from './record-cache.js';
+import { RECORD_CACHE_BYTES, RecordCache, type Packing } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { Float64Scratch, type Float64Alloc } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
@@ -35,6 +35,9 @@ const EMPTY = new Float64Array(0);
 const MAX_KEPT_ENDS = 64;
 const NONE_SEALED: readonly number[] = [];
 
+/** Processing reads only the points of a record: its records are kept without their ids. */
+const POINTS_ONLY: Packing = { size: packedRecordSize, pack: packRecordPoints };
+
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
 const recordCaches = new WeakMap<IncomingLog, RecordCache>();
 /** The same caches, to empty them all: weakly, so that a closed engine's log and cache still go. */
@@ -43,7 +46,7 @@ const everyCache = new Set<WeakRef<RecordCache>>();
 function recordCache(incoming: IncomingLog): RecordCache {
   let cache = recordCaches.get(incoming);
   if (cache === undefined) {
-    recordCaches.set(incoming, (cache = new RecordCache()));
+    recordCaches.set(incoming, (cache = new RecordCache(RECORD_CACHE_BYTES, POINTS_ONLY)));
     everyCache.add(new WeakRef(cache));
   }
   return cache;
@@ -177,12 +180,13 @@ class PendingPoints {
     const filled = starts.slice(0, jobs);
     const ends = new Uint32Array(total);
     const endsFilled = refStarts.slice(0, jobs);
-    await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes) => {
-      const record = recordView(bytes);
+    const record = new RecordPoints();
+    await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes, packed) => {
+      record.of(bytes, packed);
       const rank = sortedRank[seen.get(seq)!]!;
       for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
         const i = slices[k]!;
-        filled[i] = copyIncomingSlice(record, slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
+        filled[i] = record.copy(slices[k + 1]!, slices[k + 2]!, all, filled[i]!);
         ends[endsFilled[i]!++] = filled[i]! - starts[i]!;
       }
     });

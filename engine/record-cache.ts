@@ -12,7 +12,7 @@
  * the same fetch. A backlog larger than the bound is fetched whole by every
  * batch (each of its metrics has a point in every record), and plain LRU
  * would then read every record every time; this way the records kept are
- * answered and only the others are read. A record larger than a quarter of
+ * answered and only the others are read. A record larger (packed) than a quarter of
  * the bound is read, not kept. A record no fetch asked for in the last
  * STALE_FETCHES goes too (its metrics are processed): under steady
  * ingestion the cache holds the records still pending, not a bound's worth
@@ -25,14 +25,33 @@
  * pages are touched only as far as records reach into it. For the same
  * reason a record not kept is visited with the log's bytes, while the log
  * holds them, rather than copied.
+ *
+ * A record is kept packed, as the cache's `Packing` writes it (processing
+ * keeps a record's points without its ids: incoming-batch.ts
+ * packRecordPoints), and the bound counts packed bytes: a time-major
+ * backlog of 30 pushes of 10,000 metrics (~17 MB as read) went past the
+ * bound unpacked, and every batch then read and checked a record or two
+ * again.
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
 
-/** Bytes of records a thread keeps: a backlog of ~30 pushes of 10,000 metrics (~570 KB each). */
+/** Bytes of records a thread keeps: a backlog of ~90 pushes of 10,000 metrics (~570 KB each as read, ~200 KB packed). */
 export const RECORD_CACHE_BYTES = 16 * 1024 ** 2;
 
 /** Fetches after which a record not asked for again is let go. */
 export const STALE_FETCHES = 32;
+
+/** How kept records are stored: `pack` writes `size(record)` bytes. */
+export interface Packing {
+  size(record: Uint8Array): number;
+  pack(record: Uint8Array, into: Uint8Array): void;
+}
+
+/** Records kept as read. */
+const AS_READ: Packing = { size: (record) => record.length, pack: (record, into) => into.set(record) };
+
+/** A record visited: its bytes as read from the log, or as the cache's Packing wrote them (`packed`). */
+export type RecordVisit = (seq: number, bytes: Uint8Array, packed: boolean) => void;
 
 interface Kept {
   start: number;
@@ -52,10 +71,13 @@ export class RecordCache {
   /** Fetches under way on this thread: the records they found must not be overwritten before they visit them. */
   private readonly inFlight = new Set<number>();
 
-  constructor(private readonly limit = RECORD_CACHE_BYTES) {}
+  constructor(
+    private readonly limit = RECORD_CACHE_BYTES,
+    private readonly packing = AS_READ,
+  ) {}
 
-  /** As IncomingLog.fetch (records visited in `seqs` order), the records kept answered without the log; `bytes` stay valid during `visit`. */
-  async fetch(incoming: IncomingLog, shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void): Promise<void> {
+  /** As IncomingLog.fetch (records visited in `seqs` order), the records kept answered without the log, packed; `bytes` stay valid during `visit`. */
+  async fetch(incoming: IncomingLog, shard: Shard, seqs: readonly number[], visit: RecordVisit): Promise<void> {
     const fetch = ++this.fetches;
     this.inFlight.add(fetch);
     try {
@@ -65,7 +87,7 @@ export class RecordCache {
     }
   }
 
-  private async fetchKept(incoming: IncomingLog, shard: Shard, seqs: readonly number[], visit: (seq: number, bytes: Uint8Array) => void, fetch: number): Promise<void> {
+  private async fetchKept(incoming: IncomingLog, shard: Shard, seqs: readonly number[], visit: RecordVisit, fetch: number): Promise<void> {
     const found = new Map<number, Uint8Array>();
     const missing: number[] = [];
     for (const seq of seqs) {
@@ -85,14 +107,16 @@ export class RecordCache {
     const visitKeptUntil = (seq?: number) => {
       for (; next < seqs.length && seqs[next] !== seq; next++) {
         const bytes = found.get(seqs[next]!);
-        if (bytes !== undefined) visit(seqs[next]!, bytes);
+        if (bytes !== undefined) visit(seqs[next]!, bytes, true);
       }
     };
     if (missing.length > 0) {
       await incoming.fetch(shard, missing, (seq, bytes) => {
         visitKeptUntil(seq);
         next++;
-        visit(seq, this.keep(`${shard} ${seq}`, bytes, fetch) ?? bytes);
+        const kept = this.keep(`${shard} ${seq}`, bytes, fetch);
+        if (kept === undefined) visit(seq, bytes, false);
+        else visit(seq, kept, true);
       });
     }
     visitKeptUntil();
@@ -109,9 +133,10 @@ export class RecordCache {
     return oldest;
   }
 
-  /** A kept copy of `bytes`, or undefined when there is no room for it. */
+  /** A kept, packed copy of `bytes`, or undefined when there is no room for it. */
   private keep(key: string, bytes: Uint8Array, fetch: number): Uint8Array | undefined {
-    if (4 * bytes.length > this.limit) return undefined;
+    const length = this.packing.size(bytes);
+    if (4 * length > this.limit) return undefined;
     // Two fetches under way that both missed it: the second finds the first's copy.
     const kept = this.records.get(key);
     if (kept !== undefined) {
@@ -119,19 +144,19 @@ export class RecordCache {
       return this.bytesOf(kept);
     }
     const oldest = this.oldestInFlight();
-    let at = this.gap(bytes.length);
+    let at = this.gap(length);
     for (const [oldKey, old] of this.records) {
       if (at >= 0 || old.fetch >= oldest) break;
       this.forget(oldKey, old);
-      at = this.gap(bytes.length);
+      at = this.gap(length);
     }
     if (at < 0) return undefined;
-    const placed: Kept = { start: at, length: bytes.length, fetch };
+    const placed: Kept = { start: at, length, fetch };
     this.records.set(key, placed);
     this.placed.splice(this.placeOf(at), 0, placed);
-    this.bytes += bytes.length;
+    this.bytes += length;
     const copy = this.bytesOf(placed);
-    copy.set(bytes);
+    this.packing.pack(bytes, copy);
     return copy;
   }
 

@@ -149,3 +149,30 @@ describe('RecordCache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('RecordCache with a packing', () => {
+  // Packed to their first 4 bytes: processing keeps a record's points without its ids.
+  const firstFour = { size: () => 4, pack: (record: Uint8Array, into: Uint8Array) => into.set(record.subarray(0, 4)) };
+
+  it('keeps records packed, counts their packed bytes against the bound, and says which bytes a visit gets', async () => {
+    // 10-byte records, 4 packed, in a 16-byte bound: four kept where only one fits as read.
+    const { log, reads } = fakeLog(() => 10);
+    const cache = new RecordCache(16, firstFour);
+    const visits: [number, number, boolean][] = [];
+    const visit = (seq: number, bytes: Uint8Array, packed: boolean) => visits.push([seq, bytes.length, packed]);
+    await cache.fetch(log, 0, [1, 2, 3, 4], visit);
+    await cache.fetch(log, 0, [1, 2, 3, 4], visit);
+    expect(reads).toEqual([1, 2, 3, 4]);
+    expect(cache.size).toBe(16);
+    expect(visits).toEqual([1, 2, 3, 4, 1, 2, 3, 4].map((seq) => [seq, 4, true]));
+  });
+
+  it('visits a record it cannot keep as read, unpacked', async () => {
+    const { log } = fakeLog(() => 10);
+    // Four packed records fill the bound: the fetch's fifth pushes none of them out.
+    const cache = new RecordCache(16, firstFour);
+    const visits: [number, number, number[], boolean][] = [];
+    await cache.fetch(log, 0, [1, 2, 3, 4, 5], (seq, bytes, packed) => visits.push([seq, bytes.length, [...new Set(bytes)], packed]));
+    expect(visits).toEqual([[1, 4, [1], true], [2, 4, [2], true], [3, 4, [3], true], [4, 4, [4], true], [5, 10, [5], false]]);
+  });
+});
