@@ -12,8 +12,8 @@
  * the same fetch. A backlog larger than the bound is fetched whole by every
  * batch (each of its metrics has a point in every record), and plain LRU
  * would then read every record every time; this way the records kept are
- * answered and only the others are read. A record larger (packed) than a quarter of
- * the bound is read, not kept. A record no fetch asked for in the last
+ * answered and only the others are read. A record larger (packed) than a
+ * quarter of the bound is read, not kept. A record no fetch asked for in the last
  * STALE_FETCHES goes too (its metrics are processed): under steady
  * ingestion the cache holds the records still pending, not a bound's worth
  * of old ones.
@@ -35,7 +35,7 @@
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
 
-/** Bytes of records a thread keeps: a backlog of ~90 pushes of 10,000 metrics (~570 KB each as read, ~200 KB packed). */
+/** Bytes of records a thread keeps: a backlog of ~70 pushes of 10,000 metrics (~570 KB each as read, 240 KB packed). */
 export const RECORD_CACHE_BYTES = 16 * 1024 ** 2;
 
 /** Fetches after which a record not asked for again is let go. */

@@ -16,7 +16,7 @@
  * NULL is filed by absence: a revision has no entry for a field it leaves
  * empty. Those entries were three of a collector's resource's ten puts
  * (`user_id`, `project_id` and `ended_at` are NULL on every one), and a
- * search of `= null` mostly matches most resources anyway, so a scan of the
+ * search of `= null` usually matches most resources anyway, so a scan of the
  * type answers it (see answersNull).
  */
 import type { Database } from 'lmdb';
