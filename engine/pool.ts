@@ -9,7 +9,7 @@ import { revived } from './errors.js';
 import type { JobBatch, PackedResults } from './job-batch.js';
 import { processBatch, type ProcessingDrivers } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
-import { workerScript } from './worker-script.js';
+import { destroyOnceLoaded, workerScript } from './worker-script.js';
 
 export interface WorkerRunner {
   run: JobRunner;
@@ -55,7 +55,7 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
       }),
     utilization: () => pool.utilization,
     release: () => Promise.all(Array.from({ length: threads }, () => pool.run({ release: true } satisfies ReleaseTask) as Promise<number>)),
-    destroy: () => pool.destroy(),
+    destroy: destroyOnceLoaded(pool),
   };
 }
 

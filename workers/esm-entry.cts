@@ -6,7 +6,7 @@
  * error. A dynamic import() of the real task module (named in workerData)
  * fails that worker gracefully instead.
  */
-import { workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 
 const task: Promise<{ default: (input: unknown) => unknown }> = import((workerData as { module: string }).module);
 
@@ -19,5 +19,11 @@ async function run(input: unknown): Promise<unknown> {
 // loaded during the first task: an idle thread of a pool with atomics blocks
 // in Atomics.wait, where the import makes no progress, so the first batch
 // after start-up paid ~0.2-0.4 s of module loading. A module that fails to
-// load fails each task with its error, as before.
-export default task.then(() => run, () => run);
+// load fails each task with its error, as before. Once it settled, the thread
+// says so (the key is engine/worker-script.ts' MODULE_SETTLED): a pool is not
+// destroyed before, as terminating a thread while Node loads a native addon
+// aborts the process.
+export default task.then(
+  () => run,
+  () => run,
+).finally(() => parentPort?.postMessage({ moduleSettled: threadId }));

@@ -7,7 +7,7 @@ import type { DecodedSplitCache } from '../decoded-splits.js';
 import { poolAtomics, type DriversLocation } from '../drivers/location.js';
 import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
-import { workerScript } from '../worker-script.js';
+import { destroyOnceLoaded, workerScript } from '../worker-script.js';
 import type { ArchivePolicy } from '../archive-policy.js';
 import { EngineError } from '../errors.js';
 import type { AggregatesResult } from './align.js';
@@ -113,6 +113,6 @@ export function workerAggregatesRunner(drivers: DriversLocation, threads: number
   const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000, atomics: poolAtomics(drivers) });
   return {
     run: async (task) => unwrap((await pool.run({ drivers, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
-    destroy: () => pool.destroy(),
+    destroy: destroyOnceLoaded(pool),
   };
 }

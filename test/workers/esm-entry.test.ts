@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { BroadcastChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
+import { destroyOnceLoaded } from '../../engine/worker-script.js';
 
 const entry = new URL('../../dist/workers/esm-entry.cjs', import.meta.url).href;
 const fixture = new URL('./fixtures/', import.meta.url).href;
@@ -21,6 +22,24 @@ describe('the worker entry', () => {
       // An idle thread with atomics blocks in Atomics.wait: a module still loading then makes no progress until a task comes.
       expect(await loaded).toBe('loaded');
       expect(await pool.run('echo')).toBe('echo');
+    } finally {
+      channel.close();
+    }
+  });
+
+  it('is destroyed, through destroyOnceLoaded, only once its threads have loaded their module', async () => {
+    // Terminated while Node registers a native addon (lmdb's), a thread aborts the whole process.
+    const name = `esm-entry-slow-${process.pid}`;
+    const channel = new BroadcastChannel(name);
+    let loaded = false;
+    channel.onmessage = () => (loaded = true);
+    try {
+      const slow = new Piscina({ filename: entry, workerData: { module: `${fixture}slow-load.mjs`, channel: name, loadMs: 300 }, minThreads: 2, maxThreads: 2, atomics: 'sync' });
+      const destroy = destroyOnceLoaded(slow);
+      await destroy();
+      // The announcement crosses threads: give it a moment once the pool is gone.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(loaded).toBe(true);
     } finally {
       channel.close();
     }
