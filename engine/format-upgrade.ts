@@ -16,7 +16,7 @@ import { entryCount } from './db-stats.js';
 import { moveFormat1Incoming } from './incoming-upgrade.js';
 import { MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
-import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, type Storage } from './storage.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, rawDatabase, type Storage } from './storage.js';
 import { bufferToKeyValue, keyValueToBuffer } from './uuid-keys.js';
 
 /** The first format whose keys hold UUIDs as bytes. */
@@ -28,16 +28,6 @@ const RETIRED_BY_TYPE = 'resources_by_type';
 const REKEY_BATCH = 10_000;
 
 /**
- * The database with its keys as bytes. Never open one of ID_KEYED_DBS with
- * lmdb-js' default keys: that installs its comparison for them, which
- * expects keys padded with zeros, on the environment's handle of the
- * database, and lookups of the 16-byte keys go astray.
- */
-function rawKeys(storage: Storage, name: string) {
-  return storage.root.openDB<Buffer, Buffer>({ name, encoding: 'binary', keyEncoding: 'binary' });
-}
-
-/**
  * Rewrites every key of the database `name`, stored as ordered-binary, with
  * its key encoder, values unchanged. A rewritten key sorts before the one it
  * replaces (the UUID tag is below any character of the text), so the walk
@@ -46,7 +36,7 @@ function rawKeys(storage: Storage, name: string) {
  * are (already holding a UUID's bytes).
  */
 function rekey(storage: Storage, name: string, task: ProgressTask): void {
-  const raw = rawKeys(storage, name);
+  const raw = rawDatabase(storage.root, name);
   const keyed = storage.root.openDB<Buffer, Key>({ ...idKeyed(name), encoding: 'binary' });
   const encoder = ID_KEYED_DBS[name]!;
   // Keys of any directory are within the engine's limit (its 4 KB pages' own), and a rewrite only shortens them.
@@ -77,13 +67,13 @@ export function upgradeFormat(storage: Storage, progress: Progress = silentProgr
   const older = (format: number) => typeof found === 'number' && found < format;
   const rekeyed = older(BINARY_UUID_FORMAT) ? Object.keys(ID_KEYED_DBS) : [];
   const retired = older(WITHOUT_BY_TYPE_FORMAT) && [...storage.root.getKeys()].map(String).includes(RETIRED_BY_TYPE);
-  const total = entryCount(storage.incoming) + rekeyed.reduce((n, name) => n + entryCount(rawKeys(storage, name)), 0);
+  const total = entryCount(storage.incoming) + rekeyed.reduce((n, name) => n + entryCount(rawDatabase(storage.root, name)), 0);
   const task = progress.task(`upgrading to format ${FORMAT_VERSION}`, total);
   try {
     storage.root.transactionSync(() => {
       moveFormat1Incoming(storage, task);
       for (const name of rekeyed) rekey(storage, name, task);
-      if (retired) rawKeys(storage, RETIRED_BY_TYPE).dropSync();
+      if (retired) rawDatabase(storage.root, RETIRED_BY_TYPE).dropSync();
       void storage.meta.put('format', FORMAT_VERSION);
     });
   } finally {

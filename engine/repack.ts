@@ -10,18 +10,13 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
-import { databaseFlags, DEFAULT_MAP_SIZE, MAX_DBS, PAGE_SIZE, type Storage } from './storage.js';
+import { databaseFlags, DEFAULT_MAP_SIZE, MAX_DBS, PAGE_SIZE, rawDatabase, type Storage } from './storage.js';
 
 /** Records a write transaction copies: bounds its dirty pages whatever the database's size. */
 const BATCH_RECORDS = 10_000;
-
-/** Database `name` as bytes, with the flags it was created with. */
-function rawDb(env: RootDatabase, name: string): Database<Buffer, Buffer> {
-  return env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary', ...databaseFlags(name) });
-}
 
 /**
  * Writes the copy into `dir` (which must exist, empty) as `dir`/data.mdb,
@@ -31,12 +26,12 @@ function rawDb(env: RootDatabase, name: string): Database<Buffer, Buffer> {
  * is never written out of order.
  */
 export async function repackEnvironment(storage: Storage, dir: string, progress: Progress = silentProgress): Promise<number> {
-  const sources = [...storage.root.getKeys()].map((name) => [String(name), rawDb(storage.root, String(name))] as const);
+  const sources = [...storage.root.getKeys()].map((name) => [String(name), rawDatabase(storage.root, String(name))] as const);
   const task = progress.task('repacking', sources.reduce((n, [, db]) => n + entryCount(db), 0));
   const target = open({ path: dir, maxDbs: MAX_DBS, pageSize: PAGE_SIZE, mapSize: DEFAULT_MAP_SIZE });
   try {
     for (const [name, source] of sources) {
-      const copy = rawDb(target, name);
+      const copy = rawDatabase(target, name);
       const dupSort = databaseFlags(name).dupSort === true;
       const records = source.getRange()[Symbol.iterator]();
       let previous: Buffer | undefined;

@@ -148,6 +148,17 @@ export function databaseFlags(name: string): Partial<typeof DUP_FLAGS> {
 }
 
 /**
+ * Database `name` of `env` with its keys and values as bytes, and the flags
+ * it was created with (databaseFlags). Never open one of ID_KEYED_DBS with
+ * lmdb-js' default keys: that installs its comparison for them, which
+ * expects keys padded with zeros, on the environment's handle of the
+ * database, and lookups of the 16-byte keys go astray.
+ */
+export function rawDatabase(env: RootDatabase, name: string): Database<Buffer, Buffer> {
+  return env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary', ...databaseFlags(name) });
+}
+
+/**
  * Open-split chunks (~1 KB) and metric states pack more to a page (bench:footprint p60, bench/RESULTS.md
  * "8 KB pages, session 16"). LMDB fixes the size when it creates the file: older directories keep 4 KB.
  * Keys keep the engine's limit whatever the size (key-limit.ts).

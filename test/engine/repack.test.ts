@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repackEnvironment } from '../../engine/repack.js';
-import { databaseFlags, dbPath, openStorage, PAGE_SIZE, type Storage } from '../../engine/storage.js';
+import { dbPath, openStorage, PAGE_SIZE, rawDatabase, type Storage } from '../../engine/storage.js';
 import { prng } from '../reliability/harness.js';
 
 let dir: string;
@@ -43,7 +43,7 @@ function records(path: string): Record<string, string[]> {
   try {
     const out: Record<string, string[]> = {};
     for (const name of [...env.getKeys()].map(String)) {
-      const db = env.openDB<Buffer, Buffer>({ name, keyEncoding: 'binary', encoding: 'binary', ...databaseFlags(name) });
+      const db = rawDatabase(env, name);
       out[name] = [...db.getRange()].map(({ key, value }) => `${key.toString('hex')}=${value.toString('hex')}`);
     }
     return out;
