@@ -13,6 +13,7 @@ import { fullCollection, IdleCollection } from './idle-collection.js';
 import { mallocTrim } from './malloc-trim.js';
 import { releaseRecordCaches } from './process-metrics.js';
 import { createWorkerRunner, inlineRunner, type WorkerRunner } from './pool.js';
+import { recordCacheBytes } from './record-cache.js';
 import { Processor, type JobRunner } from './processor.js';
 import type { Progress } from './progress.js';
 import { readMeasures, readRanges, type AggregatedSeries, type ReadOptions } from './read-measures.js';
@@ -186,11 +187,12 @@ export class Engine {
     this.readCache = new ReadCache(options.cluster === undefined ? (options.readCacheSize ?? 0) : 0);
     this.decodedSplits = new DecodedSplitCache(options.splitCacheSize ?? 0);
     let runner: JobRunner;
+    const cacheBytes = recordCacheBytes(options.maxBacklog ?? 0);
     if (options.workers > 0) {
-      this.pool = createWorkerRunner(this.location, options.workers, options.processingNice ?? 0);
+      this.pool = createWorkerRunner(this.location, options.workers, options.processingNice ?? 0, cacheBytes);
       runner = this.pool.run;
     } else {
-      runner = inlineRunner(this.drivers);
+      runner = inlineRunner(this.drivers, cacheBytes);
     }
     this.processor = new Processor({
       drivers: this.drivers,

@@ -9,6 +9,7 @@ import { revived } from './errors.js';
 import type { JobBatch, PackedResults } from './job-batch.js';
 import { processBatch, type ProcessingDrivers } from './process-metrics.js';
 import type { JobRunner } from './processor.js';
+import { recordCacheBytes } from './record-cache.js';
 import { destroyOnceLoaded, workerScript } from './worker-script.js';
 
 export interface WorkerRunner {
@@ -43,10 +44,12 @@ export function toTask(drivers: DriversLocation, batch: JobBatch, { shard, fence
 export interface ProcessWorkerData {
   /** Nice value of the worker threads (engine/thread-priority.ts). */
   nice: number;
+  /** Bytes of each thread's record cache (record-cache.ts recordCacheBytes). */
+  recordCacheBytes: number;
 }
 
-export function createWorkerRunner(drivers: DriversLocation, threads: number, nice = 0): WorkerRunner {
-  const data: ProcessWorkerData = { nice };
+export function createWorkerRunner(drivers: DriversLocation, threads: number, nice = 0, cacheBytes = recordCacheBytes(0)): WorkerRunner {
+  const data: ProcessWorkerData = { nice, recordCacheBytes: cacheBytes };
   const pool = new Piscina({ ...workerScript('process', data), minThreads: threads, maxThreads: threads, atomics: poolAtomics(drivers) });
   return {
     run: (batch, lease) =>
@@ -59,6 +62,6 @@ export function createWorkerRunner(drivers: DriversLocation, threads: number, ni
   };
 }
 
-export function inlineRunner(drivers: ProcessingDrivers): JobRunner {
-  return (batch, lease) => processBatch(drivers, batch, lease);
+export function inlineRunner(drivers: ProcessingDrivers, cacheBytes = recordCacheBytes(0)): JobRunner {
+  return (batch, lease) => processBatch(drivers, batch, lease, cacheBytes);
 }

@@ -13,11 +13,11 @@ import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, lastSeqOf, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
-import { packedRecordSize, packRecordPoints, RecordPoints } from './incoming-batch.js';
+import { packedRecordSize, packRecordPoints, RecordPoints } from './packed-record.js';
 import { BatchWrites } from './batch-writes.js';
 import { packedResults, policyOf, setResult, type JobBatch, type PackedResults } from './job-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
-import { RECORD_CACHE_BYTES, RecordCache, type Packing } from './record-cache.js';
+import { RecordCache, recordCacheBytes, type Packing } from './record-cache.js';
 import { withSnapshot } from './drivers/snapshot-rounds.js';
 import { Float64Scratch, type Float64Alloc } from './scratch.js';
 import { dropOpenSplitChunks, extendOpenSplit, looseRows, readOpenSplit, readTail, settleOpenSplit, startOpenSplit, storeTail } from './state-chunks.js';
@@ -43,10 +43,11 @@ const recordCaches = new WeakMap<IncomingLog, RecordCache>();
 /** The same caches, to empty them all: weakly, so that a closed engine's log and cache still go. */
 const everyCache = new Set<WeakRef<RecordCache>>();
 
-function recordCache(incoming: IncomingLog): RecordCache {
+/** The thread's cache of `incoming`'s records, of `bytes` (record-cache.ts recordCacheBytes) when this makes it. */
+function recordCache(incoming: IncomingLog, bytes: number): RecordCache {
   let cache = recordCaches.get(incoming);
   if (cache === undefined) {
-    recordCaches.set(incoming, (cache = new RecordCache(RECORD_CACHE_BYTES, POINTS_ONLY)));
+    recordCaches.set(incoming, (cache = new RecordCache(bytes, POINTS_ONLY)));
     everyCache.add(new WeakRef(cache));
   }
   return cache;
@@ -126,7 +127,7 @@ class PendingPoints {
   private readonly endsOfLength: Uint32Array[] = [];
   private readonly received: { points: Series; ends: Uint32Array } = { points: { timestamps: EMPTY, values: EMPTY }, ends: new Uint32Array(0) };
 
-  static async fetch(incoming: IncomingLog, shard: Shard, batch: JobBatch, lastSeqs: Float64Array): Promise<PendingPoints> {
+  static async fetch(incoming: IncomingLog, cacheBytes: number, shard: Shard, batch: JobBatch, lastSeqs: Float64Array): Promise<PendingPoints> {
     const { refs, refStarts: jobRefs } = batch;
     const jobs = batch.metricIds.length;
     const most = jobRefs[jobs]!;
@@ -181,7 +182,7 @@ class PendingPoints {
     const ends = new Uint32Array(total);
     const endsFilled = refStarts.slice(0, jobs);
     const record = new RecordPoints();
-    await recordCache(incoming).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes, packed) => {
+    await recordCache(incoming, cacheBytes).fetch(incoming, shard, Array.from(order, (r) => seqs[r]!), (seq, bytes, packed) => {
       record.of(bytes, packed);
       const rank = sortedRank[seen.get(seq)!]!;
       for (let k = 3 * byRecord[rank]!; k < 3 * byRecord[rank + 1]!; k += 3) {
@@ -389,9 +390,11 @@ export type ProcessingDrivers = Pick<Drivers, 'incoming' | 'series'>;
 /**
  * Processes the pending measures of the batch's jobs, all of the lease's
  * shard, and commits the results under its fence; the results packed, in job
- * order (a worker receives the batch as it is).
+ * order (a worker receives the batch as it is). `cacheBytes`: the bound of
+ * the thread's record cache (record-cache.ts recordCacheBytes, by default
+ * for the default backlog), set by the first batch the thread processes.
  */
-export async function processBatch({ incoming, series }: ProcessingDrivers, batch: JobBatch, lease: Lease): Promise<PackedResults> {
+export async function processBatch({ incoming, series }: ProcessingDrivers, batch: JobBatch, lease: Lease, cacheBytes = recordCacheBytes(0)): Promise<PackedResults> {
   const { metricIds } = batch;
   const results = packedResults(metricIds.length);
   // Fetched in the first round only: a metric's states are the same in the
@@ -402,7 +405,7 @@ export async function processBatch({ incoming, series }: ProcessingDrivers, batc
   // pages this commit frees.
   const writes = await withSnapshot(series, metricIds, [], async (snapshot) => {
     const states = new StoredStates(snapshot, metricIds);
-    points ??= await PendingPoints.fetch(incoming, lease.shard, batch, states.lastSeqs);
+    points ??= await PendingPoints.fetch(incoming, cacheBytes, lease.shard, batch, states.lastSeqs);
     const out = new BatchWrites(metricIds.length);
     for (let i = 0; i < metricIds.length; i++) {
       scratch.reset();

@@ -19,24 +19,39 @@
  * of old ones.
  *
  * Records are kept in one buffer the size of the bound, allocated once and
- * placed first-fit: a copy of its own per record (~570 KB each, freed in
- * any order) made glibc raise its mmap threshold and serve them from
- * malloc arenas, which kept ~140 MB of freed pages resident. The buffer's
- * pages are touched only as far as records reach into it. For the same
- * reason a record not kept is visited with the log's bytes, while the log
- * holds them, rather than copied.
+ * placed first-fit (free-ranges.ts): a copy of its own per record (~570 KB
+ * each, freed in any order) made glibc raise its mmap threshold and serve
+ * them from malloc arenas, which kept ~140 MB of freed pages resident. The
+ * buffer's pages are touched only as far as records reach into it, so the
+ * bound can be the whole backlog the server allows (recordCacheBytes) while
+ * what is resident follows the backlog there is. For the same reason a
+ * record not kept is visited with the log's bytes, while the log holds
+ * them, rather than copied.
  *
  * A record is kept packed, as the cache's `Packing` writes it (processing
- * keeps a record's points without its ids: incoming-batch.ts
- * packRecordPoints), and the bound counts packed bytes: a time-major
- * backlog of 30 pushes of 10,000 metrics (~17 MB as read) went past the
- * bound unpacked, and every batch then read and checked a record or two
- * again.
+ * keeps a record's points without its ids, a time-major push's timestamp
+ * once: packed-record.ts), and the bound counts packed bytes: a
+ * time-major backlog of 300 pushes of 10,000 metrics (~170 MB as read, 72
+ * MB packed with an offset per entry, 24 MB as now) went past a 16 MB bound, and every
+ * batch then read and checked a third of it again.
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
+import { FreeRanges } from './free-ranges.js';
 
-/** Bytes of records a thread keeps: a backlog of ~70 pushes of 10,000 metrics (~570 KB each as read, 240 KB packed). */
-export const RECORD_CACHE_BYTES = 16 * 1024 ** 2;
+/** Measures in the backlog the cache is sized for when the backlog has no bound (`--max-backlog 0`): the default bound's. */
+const UNBOUNDED_BACKLOG = 5_000_000;
+
+/**
+ * Bytes of records a thread keeps when the server lets `maxBacklog`
+ * measures wait (`--max-backlog`, 0: no bound): the whole backlog of
+ * collectors' pushes, which pack at 8 bytes a measure (a value each, their
+ * shared timestamps once a push: packed-record.ts), 40 MB at the default
+ * bound. Most backlogs are far smaller, and only the pages their records
+ * reach are touched.
+ */
+export function recordCacheBytes(maxBacklog: number): number {
+  return 8 * (maxBacklog > 0 ? maxBacklog : UNBOUNDED_BACKLOG);
+}
 
 /** Fetches after which a record not asked for again is let go. */
 export const STALE_FETCHES = 32;
@@ -63,8 +78,8 @@ interface Kept {
 export class RecordCache {
   /** By shard and seq, least recently used first. */
   private readonly records = new Map<string, Kept>();
-  /** The same records by where they sit in the buffer. */
-  private readonly placed: Kept[] = [];
+  /** The buffer's bytes no record holds. */
+  private free: FreeRanges;
   private buffer: Uint8Array | undefined;
   private bytes = 0;
   private fetches = 0;
@@ -72,9 +87,11 @@ export class RecordCache {
   private readonly inFlight = new Set<number>();
 
   constructor(
-    private readonly limit = RECORD_CACHE_BYTES,
+    private readonly limit: number,
     private readonly packing = AS_READ,
-  ) {}
+  ) {
+    this.free = new FreeRanges(limit);
+  }
 
   /** As IncomingLog.fetch (records visited in `seqs` order), the records kept answered without the log, packed; `bytes` stay valid during `visit`. */
   async fetch(incoming: IncomingLog, shard: Shard, seqs: readonly number[], visit: RecordVisit): Promise<void> {
@@ -144,47 +161,24 @@ export class RecordCache {
       return this.bytesOf(kept);
     }
     const oldest = this.oldestInFlight();
-    let at = this.gap(length);
+    let at = this.free.take(length);
     for (const [oldKey, old] of this.records) {
       if (at >= 0 || old.fetch >= oldest) break;
       this.forget(oldKey, old);
-      at = this.gap(length);
+      at = this.free.take(length);
     }
     if (at < 0) return undefined;
     const placed: Kept = { start: at, length, fetch };
     this.records.set(key, placed);
-    this.placed.splice(this.placeOf(at), 0, placed);
     this.bytes += length;
     const copy = this.bytesOf(placed);
     this.packing.pack(bytes, copy);
     return copy;
   }
 
-  /** The lowest offset with `length` free bytes after it, or -1. */
-  private gap(length: number): number {
-    let end = 0;
-    for (const kept of this.placed) {
-      if (kept.start - end >= length) return end;
-      end = kept.start + kept.length;
-    }
-    return this.limit - end >= length ? end : -1;
-  }
-
-  /** Where a record starting at `start` sits (or would) in `placed`. */
-  private placeOf(start: number): number {
-    let lo = 0;
-    let hi = this.placed.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.placed[mid]!.start < start) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   private forget(key: string, kept: Kept): void {
     this.records.delete(key);
-    this.placed.splice(this.placeOf(kept.start), 1);
+    this.free.give(kept.start, kept.length);
     this.bytes -= kept.length;
   }
 
@@ -202,7 +196,7 @@ export class RecordCache {
   release(): boolean {
     if (this.inFlight.size > 0) return false;
     this.records.clear();
-    this.placed.length = 0;
+    this.free = new FreeRanges(this.limit);
     this.bytes = 0;
     this.buffer = undefined;
     return true;

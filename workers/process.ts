@@ -8,7 +8,8 @@ import { processBatch, releaseRecordCaches } from '../engine/process-metrics.js'
 import type { ProcessTask, ProcessWorkerData, ReleaseTask } from '../engine/pool.js';
 import { lowerThreadPriority } from '../engine/thread-priority.js';
 
-lowerThreadPriority((workerData as ProcessWorkerData).nice);
+const { nice, recordCacheBytes } = workerData as ProcessWorkerData;
+lowerThreadPriority(nice);
 
 let collect: (() => void) | undefined;
 
@@ -22,7 +23,7 @@ export default async function processTask(task: ProcessTask | ReleaseTask): Prom
   }
   try {
     // The task is the batch, packed, and the lease.
-    return await processBatch(await threadDrivers(task.drivers), task, { shard: task.shard, fence: task.fence });
+    return await processBatch(await threadDrivers(task.drivers), task, { shard: task.shard, fence: task.fence }, recordCacheBytes);
   } catch (err) {
     throw crossing(err);
   }

@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { packedResults, setResult } from '../../engine/job-batch.js';
 import { Processor, SETTLE_LEAST_ROWS } from '../../engine/processor.js';
-import { encodeIncomingBatch, encodeIncomingPoints, incomingEntries, packedRecordSize, packRecordPoints, RecordPoints, type IncomingPoints } from '../../engine/incoming-batch.js';
+import { encodeIncomingBatch, encodeIncomingPoints, incomingEntries, type IncomingPoints } from '../../engine/incoming-batch.js';
+import { RecordPoints } from '../../engine/packed-record.js';
 import type { MetricRecord } from '../../engine/index.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 import { incomingDir, segmentFiles } from '../../engine/drivers/lmdb/segment-log.js';
@@ -36,41 +37,6 @@ describe('incoming records', () => {
     expect(record.copy(entries.offsets[0]!, entries.counts[0]!, into, 1)).toBe(3);
     expect([...into.timestamps]).toEqual([T0 + 5 * S, T0, T0 + S, T0]);
     expect([...into.values]).toEqual([-0.5, 1, 2, 0]);
-  });
-
-  // A processing thread keeps records packed (their ids left out) and reads each metric's points by its record offset.
-  it.each<[string, [string, [number, number][]][]]>([
-    ['metrics of one point each and ids alike (the guess finds each entry)', Array.from({ length: 50 }, (_, i) => [`m-${String(i).padStart(3, '0')}`, [[i, i / 3]]])],
-    ['ids and point counts that differ (found by bisection)', Array.from({ length: 40 }, (_, i) => [`${i}${'x'.repeat((i * 7) % 13)}`, Array.from({ length: (i * 5) % 4 }, (_, k): [number, number] => [k, i - k])])],
-    ['NaN payloads, infinities and negative zero', [['a', [[0, NaN], [1, -0]]], ['b', [[2, Infinity], [3, -Infinity]]]]],
-    ['one metric', [['only', [[0, 1], [1, 2], [2, 3]]]]],
-  ])('packed, give back the same points and bits by offset: %s', (_case, metrics) => {
-    const { bytes, entries } = encodeIncomingBatch(new Map(metrics.map(([id, points]) => [id, series(points)])));
-    const packed = new Uint8Array(packedRecordSize(bytes) + 8).fill(0xee);
-    packRecordPoints(bytes, packed);
-    expect(packed.subarray(packedRecordSize(bytes))).toEqual(new Uint8Array(8).fill(0xee));
-    const n = entries.metricIds.length;
-    const total = entries.counts.reduce((a, b) => a + b, 0);
-    expect(packedRecordSize(bytes)).toBe(4 + 8 * n + 16 * total);
-    const raw = new RecordPoints().of(bytes, false);
-    const fromPacked = new RecordPoints().of(packed.subarray(0, packedRecordSize(bytes)), true);
-    // In reverse order, as a batch's metrics are not in the record's.
-    for (let i = n - 1; i >= 0; i--) {
-      const a = { timestamps: new Float64Array(entries.counts[i]!), values: new Float64Array(entries.counts[i]!) };
-      const b = { timestamps: new Float64Array(entries.counts[i]!), values: new Float64Array(entries.counts[i]!) };
-      expect(fromPacked.copy(entries.offsets[i]!, entries.counts[i]!, b, 0)).toBe(raw.copy(entries.offsets[i]!, entries.counts[i]!, a, 0));
-      expect(new Uint8Array(b.timestamps.buffer)).toEqual(new Uint8Array(a.timestamps.buffer));
-      expect(new Uint8Array(b.values.buffer)).toEqual(new Uint8Array(a.values.buffer));
-      expect([...a.timestamps]).toEqual(metrics[i]![1].map(([t]) => T0 + t * S));
-    }
-  });
-
-  it('refuses, packed, an offset no entry has', () => {
-    const { bytes, entries } = encodeIncomingBatch(new Map([['a', series([[0, 1]])], ['b', series([[1, 2]])]]));
-    const packed = new Uint8Array(packedRecordSize(bytes));
-    packRecordPoints(bytes, packed);
-    const into = series([[0, 0]]);
-    expect(() => new RecordPoints().of(packed, true).copy(entries.offsets[1]! + 1, 1, into, 0)).toThrow(RangeError);
   });
 });
 

@@ -5,7 +5,9 @@
 // fetch needs.
 import { describe, expect, it } from 'vitest';
 import type { IncomingLog } from '../../engine/drivers/types.js';
-import { RecordCache, STALE_FETCHES } from '../../engine/record-cache.js';
+import { encodeIncomingPoints } from '../../engine/incoming-batch.js';
+import { packedRecordSize, packRecordPoints } from '../../engine/packed-record.js';
+import { RecordCache, recordCacheBytes, STALE_FETCHES } from '../../engine/record-cache.js';
 
 /** A log of records of `size` bytes filled with their seq, answered through one buffer reused at every visit. */
 function fakeLog(size: (seq: number) => number): { log: IncomingLog; reads: number[] } {
@@ -174,5 +176,39 @@ describe('RecordCache with a packing', () => {
     const visits: [number, number, number[], boolean][] = [];
     await cache.fetch(log, 0, [1, 2, 3, 4, 5], (seq, bytes, packed) => visits.push([seq, bytes.length, [...new Set(bytes)], packed]));
     expect(visits).toEqual([[1, 4, [1], true], [2, 4, [2], true], [3, 4, [3], true], [4, 4, [4], true], [5, 10, [5], false]]);
+  });
+});
+
+describe('RecordCache sized for the backlog', () => {
+  it.each<[string, number, number]>([
+    ['the default --max-backlog: 5M measures at 8 bytes, a time-major push\'s packed value each', 5_000_000, 40_000_000],
+    ['a smaller bound', 100_000, 800_000],
+    ['no bound: as for the default', 0, 40_000_000],
+  ])('%s', (_case, maxBacklog, bytes) => {
+    expect(recordCacheBytes(maxBacklog)).toBe(bytes);
+  });
+
+  it('holds a time-major backlog of 300 pushes of 10,000 metrics: each push read once however many batches need it', async () => {
+    // One push's record, answered for every seq: 10,000 metrics of one point at one time.
+    const n = 10_000;
+    const { bytes } = encodeIncomingPoints({
+      metricIds: Array.from({ length: n }, (_, i) => `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`),
+      start: Uint32Array.from({ length: n }, (_, i) => i),
+      count: new Uint32Array(n).fill(1),
+      timestamps: new Float64Array(n).fill(1.7e15),
+      values: Float64Array.from({ length: n }, (_, i) => i),
+    });
+    const reads: number[] = [];
+    const log = {
+      fetch: async (_shard, seqs, visit) => {
+        for (const seq of seqs) reads.push(seq), visit(seq, bytes);
+      },
+    } as IncomingLog;
+    const cache = new RecordCache(recordCacheBytes(5_000_000), { size: packedRecordSize, pack: packRecordPoints });
+    const backlog = Array.from({ length: 300 }, (_, i) => i + 1);
+    // The 40 batches of 256 metrics of a pass over the backlog, each fetching every push.
+    for (let batch = 0; batch < 40; batch++) await cache.fetch(log, 0, backlog, () => undefined);
+    expect(reads).toEqual(backlog);
+    expect(cache.size).toBe(300 * packedRecordSize(bytes));
   });
 });
