@@ -142,16 +142,20 @@ class PendingPoints {
     for (let i = 0; i < jobs; i++) {
       const lastSeq = lastSeqs[i]!;
       let size = 0;
+      // Jobs mostly have the same records in the same order (a metric's point in each push): the record after the
+      // previous ref's is the guess, which spares the map a lookup per ref (~77,000 a time-major batch of 300 pushes).
+      let guess = 0;
       for (let r = 3 * jobRefs[i]!; r < 3 * jobRefs[i + 1]!; r += 3) {
         const seq = refs[r]!;
         if (seq <= lastSeq) continue;
         size += refs[r + 2]!;
-        let rank = seen.get(seq);
+        let rank = seqs[guess] === seq ? guess : seen.get(seq);
         if (rank === undefined) {
           seen.set(seq, (rank = seqs.length));
           seqs.push(seq);
         }
         ranks[total++] = rank;
+        guess = rank + 1;
       }
       refStarts[i + 1] = total;
       starts[i + 1] = starts[i]! + size;

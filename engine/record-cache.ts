@@ -31,9 +31,9 @@
  * A record is kept packed, as the cache's `Packing` writes it (processing
  * keeps a record's points without its ids, a time-major push's timestamp
  * once: packed-record.ts), and the bound counts packed bytes: a
- * time-major backlog of 300 pushes of 10,000 metrics (~170 MB as read, 72
- * MB packed with an offset per entry, 24 MB as now) went past a 16 MB bound, and every
- * batch then read and checked a third of it again.
+ * time-major backlog of 300 pushes of 10,000 metrics (~170 MB as read,
+ * 72 MB packed with an offset per entry, 24 MB as now) went past a 16 MB
+ * bound, and every batch then read and checked most of it again.
  */
 import type { IncomingLog, Shard } from './drivers/types.js';
 import { FreeRanges } from './free-ranges.js';
