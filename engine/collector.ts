@@ -137,6 +137,36 @@ function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
 /** Slots a batch reserves ahead at most (a huge write's arrays grow past them as they fill). */
 const MAX_RESERVED_SLOTS = 1 << 16;
 
+/**
+ * Slot arrays of released batches, for the next ones. A time-major push of
+ * 10,000 series reserved two arrays of 80 KB, which lived across its
+ * append, were promoted to the old generation and died there: ~160 KB of
+ * old-generation garbage a push. They still point to the slots of their
+ * last batch, which the series cache holds anyway (bounded: at most
+ * MAX_SPARE_SLOT_ARRAYS arrays of MAX_RESERVED_SLOTS).
+ */
+const spareSlotArrays: unknown[][] = [];
+/** Two a batch: enough for 8 writes in flight. */
+const MAX_SPARE_SLOT_ARRAYS = 16;
+
+/** An array of `length` slots, holes or stale ones, to fill from the start. */
+function slotArray<T>(length: number): T[] {
+  // Popped first: a collector's writes reserve the same lengths.
+  for (let i = spareSlotArrays.length - 1; i >= 0; i--) {
+    const spare = spareSlotArrays[i]!;
+    if (spare.length < length) continue;
+    spareSlotArrays[i] = spareSlotArrays[spareSlotArrays.length - 1]!;
+    spareSlotArrays.pop();
+    spare.length = length;
+    return spare as T[];
+  }
+  return new Array<T>(length);
+}
+
+function spareSlotArray(slots: unknown[]): void {
+  if (spareSlotArrays.length < MAX_SPARE_SLOT_ARRAYS && slots.length > 0) spareSlotArrays.push(slots);
+}
+
 /** `slots` cut to its first `count` (a reserved array's holes dropped: its store is trimmed in place). */
 function trimmed<T>(slots: T[], count: number): T[] {
   if (slots.length !== count) slots.length = count;
@@ -196,8 +226,8 @@ export class CollectorBatch {
    * many resources and metrics as lines and arrays grown by push copied
    * them through every size (~470 KB of garbage per 10,000 lines).
    */
-  private readonly resourceSlots: ResourceSlot[];
-  private readonly metricSlots: MetricSlot[];
+  private resourceSlots: ResourceSlot[];
+  private metricSlots: MetricSlot[];
   private resourceCount = 0;
   private metricCount = 0;
   /**
@@ -227,13 +257,25 @@ export class CollectorBatch {
   ) {
     const capacity = Math.max(16, expectedPoints);
     this.points = columns === undefined ? scratch(capacity) : NO_SCRATCH;
-    const reserve = (slots: number | undefined) => new Array(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
+    const reserve = <T>(slots: number | undefined) => slotArray<T>(Math.min(slots !== undefined && slots > 0 ? slots : capacity, MAX_RESERVED_SLOTS));
     this.resourceSlots = reserve(expected?.resources);
     this.metricSlots = reserve(expected?.metrics);
     // As many as the metrics reserved: grown by doubling from a few, they were copied through every size.
     this.resourceOf = new Int32Array(Math.max(1, this.metricSlots.length));
     this.from = new Int32Array(Math.max(1, this.metricSlots.length));
     if (columns !== undefined) this.to = new Int32Array(this.from.length);
+  }
+
+  /**
+   * Gives the batch's slot arrays to the next batches: it is left empty,
+   * without resources, metrics or points. For its writer, once done with it.
+   */
+  release(): void {
+    spareSlotArray(trimmed(this.resourceSlots, this.resourceCount));
+    spareSlotArray(trimmed(this.metricSlots, this.metricCount));
+    this.resourceSlots = [];
+    this.metricSlots = [];
+    this.resourceCount = this.metricCount = this.n = 0;
   }
 
   /** The resources of the batch in order of first appearance. */
@@ -396,6 +438,8 @@ export interface CollectorWrite {
  *
  * New metrics past `maxSeries` are not created: once the rest is stored,
  * SeriesLimitExceeded says how many points were dropped.
+ *
+ * Once its points are taken, the batch is released (CollectorBatch.release).
  */
 export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch, write: CollectorWrite): Promise<void> {
   const series = batch.series();
@@ -403,7 +447,10 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   const mayUpdate = memo(write.mayUpdate);
   const mayPost = memo(write.mayPost);
   const known = knownPoints(engine, batch, groups, series, write, mayUpdate, mayPost);
-  if (known !== undefined) return engine.addPoints(known);
+  if (known !== undefined) {
+    batch.release();
+    return engine.addPoints(known);
+  }
   let refusedMetrics: Set<number>;
   let plan: Plan;
   for (let attempt = 1; ; attempt++) {
@@ -420,6 +467,7 @@ export async function writeCollectorBatch(engine: Engine, batch: CollectorBatch,
   }
   await resolveCreated(engine, batch, groups, write.type, refusedMetrics, plan);
   const { points, dropped } = pushedPoints(batch, groups, series, refusedMetrics);
+  batch.release();
   await engine.addPoints(points);
   if (refusedMetrics.size > 0) {
     collectorState(engine).refusedSeries += refusedMetrics.size;
@@ -451,7 +499,10 @@ function knownPoints(
   if (version === -1) return undefined;
   const { resources, metrics } = batch;
   const n = metrics.length;
-  const points: IncomingPoints = { metricIds: new Array<string>(n), start: new Uint32Array(n), count: new Uint32Array(n), timestamps: series.timestamps, values: series.values };
+  const pointsStart = new Uint32Array(n);
+  const pointsCount = new Uint32Array(n);
+  // The last write's ids as long as they are this one's: records' entries share them (see incoming-batch.ts), so they never change once given.
+  let ids = lastKnownIds.length === n ? lastKnownIds : new Array<string>(n);
   let at = 0;
   for (let r = 0; r < resources.length; r++) {
     const slot = resources[r]!;
@@ -470,16 +521,34 @@ function knownPoints(
         checkName(metric);
         const record = metric.record!;
         mayPost(record.creator ?? creator);
-        points.metricIds[at] = record.id;
-        points.start[at] = series.start[m]!;
-        points.count[at++] = series.count[m]!;
+        if (ids[at] !== record.id) {
+          if (ids === lastKnownIds) ids = prefixOf(ids, at);
+          ids[at] = record.id;
+        }
+        pointsStart[at] = series.start[m]!;
+        pointsCount[at++] = series.count[m]!;
       }
     } catch {
       return undefined;
     }
   }
-  return points;
+  lastKnownIds = ids;
+  return { metricIds: ids, start: pointsStart, count: pointsCount, timestamps: series.timestamps, values: series.values };
 }
+
+/** A new array as long as `items`, its first `n` copied. */
+function prefixOf<T>(items: readonly T[], n: number): T[] {
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < n; i++) out[i] = items[i]!;
+  return out;
+}
+
+/**
+ * The metric ids of the last write of known series: a collector writes the
+ * same metrics in the same order, and a new array of 10,000 ids a push,
+ * alive across its append, was promoted to the old generation to die there.
+ */
+let lastKnownIds: string[] = [];
 
 /**
  * The points of a write's resolved metrics, resource by resource, in the

@@ -42,7 +42,7 @@
  *   one ZSTD frame: the 4n bytes of timestamp steps, then per value column
  *   its 8n data bytes, then per column with absent rows its validity bitmap
  */
-import { crc32 } from 'node:zlib';
+import { crc32 } from '@node-rs/crc32';
 import {
   CompressionType,
   Field,

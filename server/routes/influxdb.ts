@@ -147,14 +147,14 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
     const asBefore = before !== undefined && scan.readAs(known, before.layout);
     if (!asBefore) scan.read(known);
     if (refusal !== undefined) continue;
-    const ts = scan.micros === NO_TIMESTAMP ? write.nowMicros : scan.micros;
+    const ts = lineMicros(scan, write);
     if (Number.isNaN(ts)) {
       refusal = lineError(scan.line);
       continue;
     }
     if (asBefore) {
       scope.seen(expected);
-      addAsBefore(batch, scan, before!, ts);
+      addAsBefore(batch, scan, before!, write);
       continue;
     }
     if (scan.point === null) {
@@ -194,8 +194,12 @@ export function groupLines(body: Buffer, write: LineWrite, cache: SeriesCache): 
   return batch;
 }
 
+/** The timestamp of the line read. */
+const lineMicros = (scan: LineScanner, write: LineWrite): number => (scan.micros === NO_TIMESTAMP ? write.nowMicros : scan.micros);
+
 /** The points of a line LineScanner.readAs read with the layout of `series`. */
-function addAsBefore(batch: CollectorBatch, scan: LineScanner, series: InfluxSeries, ts: number): void {
+function addAsBefore(batch: CollectorBatch, scan: LineScanner, series: InfluxSeries, write: LineWrite): void {
+  const ts = lineMicros(scan, write);
   // The layout's fields were found for the series, whose resource its tags name.
   batch.resource(series.resource!);
   const metrics = series.layoutMetrics;

@@ -74,6 +74,26 @@ describe('CollectorBatch', () => {
     expect(pointsOf(batch.series(), 'values')).toEqual([[1, 4], [2], [3]]);
   });
 
+  it('is left empty once released, the batches after it listing exactly their own resources and metrics in the arrays it gave back', () => {
+    const [a, b, c] = [resource('a'), resource('b'), resource('c')];
+    const [a1, b1, c1, c2] = [new MetricSlot(a, 'a1'), new MetricSlot(b, 'b1'), new MetricSlot(c, 'c1'), new MetricSlot(c, 'c2')];
+    const released = new CollectorBatch(4, { resources: 2, metrics: 3 });
+    for (const m of [a1, b1, c1]) released.add(released.metric(m), 1, 1);
+    released.release();
+    expect([released.resources, released.metrics]).toEqual([[], []]);
+    const writes: [MetricSlot[], { resources: number; metrics: number }, ResourceSlot[]][] = [
+      [[c2], { resources: 1, metrics: 1 }, [c]],
+      [[b1, a1, c2, c1], { resources: 3, metrics: 4 }, [b, a, c]],
+      [[c1, c2], { resources: 2, metrics: 3 }, [c]],
+    ];
+    for (const [metrics, expected, resources] of writes) {
+      const batch = new CollectorBatch(4, expected);
+      for (const m of metrics) batch.add(batch.metric(m), 2, 2);
+      expect([batch.resources, batch.metrics]).toEqual([resources, metrics]);
+      batch.release();
+    }
+  });
+
   it('counts a slot again in a new batch', () => {
     const r = resource('r');
     const m = new MetricSlot(r, 'm');

@@ -87,6 +87,30 @@ describe('writes of known series', () => {
     }
   });
 
+  it('push the ids of each write as written, in the order of the last one or not, never changing those of a write pushed before', async () => {
+    await writeLines(LINES);
+    const id = { a: await metricId('a', 'm.f'), b: await metricId('b', 'm.f'), bg: await metricId('b', 'm.g'), c: await metricId('c', 'm.f') };
+    const given: { ids: string[]; copy: string[] }[] = [];
+    const addPoints = vi.spyOn(t.engine, 'addPoints').mockImplementation(async (points: IncomingPoints) => {
+      given.push({ ids: points.metricIds, copy: [...points.metricIds] });
+    });
+    const writes: [string[], string[]][] = [
+      [LINES, [id.a, id.b, id.bg, id.c]],
+      [LINES, [id.a, id.b, id.bg, id.c]],
+      [[LINES[2]!, LINES[0]!, LINES[1]!], [id.c, id.a, id.b, id.bg]],
+      [[LINES[0]!, LINES[1]!], [id.a, id.b, id.bg]],
+      [[LINES[0]!, LINES[2]!, LINES[1]!], [id.a, id.c, id.b, id.bg]],
+      [LINES, [id.a, id.b, id.bg, id.c]],
+    ];
+    try {
+      for (const [lines] of writes) await writeLines(lines);
+    } finally {
+      addPoints.mockRestore();
+    }
+    expect(given.map((g) => g.ids)).toEqual(writes.map(([, ids]) => ids));
+    expect(given.map((g) => g.ids), 'what each write pushed, as pushed').toEqual(given.map((g) => g.copy));
+  });
+
   it('push to the metric that exists now once a known one is deleted', async () => {
     await writeLines(LINES);
     await writeLines(LINES);
