@@ -30,6 +30,7 @@ import {
   decodeRawSplits,
   decodeStoredSplit,
   encodeFrozenRows,
+  encodeRawRow,
   encodeRawSplit,
   frozenRowCount,
   growFrozenRows,
@@ -158,7 +159,7 @@ function freezeRows(
   w: RecordWriter,
   metricId: string,
   granularity: number,
-  open: OpenSplit,
+  open: Omit<OpenSplit, 'raw'>,
   rows: SplitColumns,
   alloc: Float64Alloc,
 ): { frozen: number; inline: InlineChunk | undefined } {
@@ -206,9 +207,22 @@ function freezeRows(
 function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number, alloc: Float64Alloc): OpenSplit {
   const n = rawRowCount(open.raw);
   if (n - 1 < Math.max(1, least)) return open;
-  const rows = decodeRawSplits([open.raw], undefined, alloc);
+  return freezeInline(snapshot, w, metricId, granularity, open, decodeRawSplits([open.raw], undefined, alloc), alloc);
+}
+
+/** The open split whose inline rows are `rows` (its own raw rows are not read), all but the last frozen. */
+function freezeInline(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  open: Omit<OpenSplit, 'raw'>,
+  rows: SplitColumns,
+  alloc: Float64Alloc,
+): OpenSplit {
+  const n = rows.timestamps.length;
   const { frozen, inline } = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1), alloc);
-  return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen, inline };
+  return { key: open.key, raw: encodeRawRow(rows, n - 1), frozen, inline };
 }
 
 function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, alloc: Float64Alloc): OpenSplit {
@@ -225,7 +239,9 @@ export function startOpenSplit(
   rows: SplitColumns,
   alloc: Float64Alloc = freshFloat64,
 ): OpenSplit {
-  return storeOpen(snapshot, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 }, alloc);
+  // Frozen from the rows given: storing them raw to decode them again was a tenth of a time-major run's freezing.
+  if (rows.timestamps.length < CHUNK_ROWS) return { key, raw: encodeRawSplit(rows), frozen: 0 };
+  return freezeInline(snapshot, w, metricId, granularity, { key, frozen: 0 }, rows, alloc);
 }
 
 /**
