@@ -372,7 +372,8 @@ export function growCompactSplit(earlier: Uint8Array, key: number, granularity: 
     const grown = grownWords(p, stored, n, old.nullCount(j + 1) > 0 ? presenceMask(old.buffer(2 * j + 2), n) : null, rows.columns[j], words[j], rows.present[j]);
     if (grown === null) return null;
     if (grown.repacked === undefined) {
-      for (let k = 0; k < 8; k++) planes.set(stored.subarray(k * n, (k + 1) * n), k * total);
+      // Byte by byte: a view per plane, 8 a column, cost more than copying a chunk's few dozen rows.
+      for (let k = 0; k < 8; k++) for (let i = 0, from = k * n, to = k * total; i < n; i++) planes[to + i] = stored[from + i];
     } else {
       byteSplit(grown.repacked, planes, total, 0);
       params[j] = grown.params;
