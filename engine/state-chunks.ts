@@ -172,7 +172,7 @@ function freezeRows(
     newestKey = [metricId, granularity, open.inline.first];
     value = open.inline.bytes;
   } else if (frozen > 0) {
-    // Not the split's chunk keys in turn: late in a split (~50 chunks of 1 KB) walking them cost more than growing the newest.
+    // Not the split's chunk keys in turn: with 15-30 chunks a split (bench: 1000 metrics x 150 rounds of 15 rows) that walk was 30% of freezing.
     ({ key: newestKey, value } = snapshot.lastChunk(range) ?? {});
   }
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
@@ -239,7 +239,7 @@ export function startOpenSplit(
   rows: SplitColumns,
   alloc: Float64Alloc = freshFloat64,
 ): OpenSplit {
-  // Frozen from the rows given: storing them raw to decode them again was a tenth of a time-major run's freezing.
+  // Frozen from the rows given, not stored raw only to be decoded back: a time-major run's first freeze of each series.
   if (rows.timestamps.length < CHUNK_ROWS) return { key, raw: encodeRawSplit(rows), frozen: 0 };
   return freezeInline(snapshot, w, metricId, granularity, { key, frozen: 0 }, rows, alloc);
 }
