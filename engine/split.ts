@@ -46,6 +46,28 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return offset === size ? out : out.subarray(0, offset);
 }
 
+/** Row `row` of `data` as a raw split: encodeRawSplit of that row, without a view per column to slice it. */
+export function encodeRawRow(data: SplitColumns, row: number): Buffer {
+  const ncols = data.columns.length;
+  let masked = 0;
+  for (const p of data.present) if (p !== null && p[row] !== 1) masked++;
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * (1 + ncols) + ncols + masked);
+  out[0] = TAG_RAW;
+  out[1] = ncols;
+  out.writeUInt16LE(0, 2);
+  out.writeUInt32LE(1, 4);
+  out.writeDoubleLE(data.timestamps[row]!, RAW_HEADER);
+  for (let c = 0; c < ncols; c++) out.writeDoubleLE(data.columns[c]![row]!, RAW_HEADER + 8 * (1 + c));
+  let offset = RAW_HEADER + 8 * (1 + ncols);
+  for (const p of data.present) {
+    // A one-row mask is full (left out) or holds the one 0.
+    const absent = p !== null && p[row] !== 1;
+    out[offset++] = absent ? 1 : 0;
+    if (absent) out[offset++] = p[row]!;
+  }
+  return out;
+}
+
 /**
  * Columns of up to this many values are written value by value: a byte view
  * per column cost more (an open split's new rows, a metric state's short

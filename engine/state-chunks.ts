@@ -30,6 +30,7 @@ import {
   decodeRawSplits,
   decodeStoredSplit,
   encodeFrozenRows,
+  encodeRawRow,
   encodeRawSplit,
   frozenRowCount,
   growFrozenRows,
@@ -158,7 +159,7 @@ function freezeRows(
   w: RecordWriter,
   metricId: string,
   granularity: number,
-  open: OpenSplit,
+  open: Omit<OpenSplit, 'raw'>,
   rows: SplitColumns,
   alloc: Float64Alloc,
 ): { frozen: number; inline: InlineChunk | undefined } {
@@ -171,8 +172,8 @@ function freezeRows(
     newestKey = [metricId, granularity, open.inline.first];
     value = open.inline.bytes;
   } else if (frozen > 0) {
-    for (const key of snapshot.chunkKeys(range)) newestKey = key;
-    value = newestKey === undefined ? undefined : snapshot.chunk(newestKey);
+    // Not the split's chunk keys in turn: with 15-30 chunks a split (bench: 1000 metrics x 150 rounds of 15 rows) that walk was 30% of freezing.
+    ({ key: newestKey, value } = snapshot.lastChunk(range) ?? {});
   }
   if (newestKey !== undefined && value !== undefined && !isRawSplit(value) && value.length < CHUNK_BYTES) {
     ({ value, rows: from } = growChunk(value, newestKey, granularity, rows, alloc));
@@ -206,9 +207,22 @@ function freezeRows(
 function freeze(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, least: number, alloc: Float64Alloc): OpenSplit {
   const n = rawRowCount(open.raw);
   if (n - 1 < Math.max(1, least)) return open;
-  const rows = decodeRawSplits([open.raw], undefined, alloc);
+  return freezeInline(snapshot, w, metricId, granularity, open, decodeRawSplits([open.raw], undefined, alloc), alloc);
+}
+
+/** The open split whose inline rows are `rows` (its own raw rows are not read), all but the last frozen. */
+function freezeInline(
+  snapshot: SeriesSnapshot,
+  w: RecordWriter,
+  metricId: string,
+  granularity: number,
+  open: Omit<OpenSplit, 'raw'>,
+  rows: SplitColumns,
+  alloc: Float64Alloc,
+): OpenSplit {
+  const n = rows.timestamps.length;
   const { frozen, inline } = freezeRows(snapshot, w, metricId, granularity, open, sliceSplit(rows, 0, n - 1), alloc);
-  return { key: open.key, raw: encodeRawSplit(sliceSplit(rows, n - 1, n)), frozen, inline };
+  return { key: open.key, raw: encodeRawRow(rows, n - 1), frozen, inline };
 }
 
 function storeOpen(snapshot: SeriesSnapshot, w: RecordWriter, metricId: string, granularity: number, open: OpenSplit, alloc: Float64Alloc): OpenSplit {
@@ -225,7 +239,9 @@ export function startOpenSplit(
   rows: SplitColumns,
   alloc: Float64Alloc = freshFloat64,
 ): OpenSplit {
-  return storeOpen(snapshot, w, metricId, granularity, { key, raw: encodeRawSplit(rows), frozen: 0 }, alloc);
+  // Frozen from the rows given, not stored raw only to be decoded back: a time-major run's first freeze of each series.
+  if (rows.timestamps.length < CHUNK_ROWS) return { key, raw: encodeRawSplit(rows), frozen: 0 };
+  return freezeInline(snapshot, w, metricId, granularity, { key, frozen: 0 }, rows, alloc);
 }
 
 /**

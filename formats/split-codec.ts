@@ -192,15 +192,18 @@ interface PlannedSplit {
  * (column j at at + 8nj), or without a body into arrays of their own.
  */
 function planSplit(version: number, data: SplitColumns, body: Uint8Array | null, at: number, earlier: ColumnParams[] | null = null): PlannedSplit {
+  const plans = planColumns(data, body, at, earlier);
   const header = new ByteWriter();
+  writeHeaderStart(header, version, plans.map(({ params }) => params));
+  return { header, stored: plans.map(({ stored }) => stored) };
+}
+
+/** A split's header up to its column parameters, the checksum left 0 (see sealWithCrc). */
+function writeHeaderStart(header: ByteWriter, version: number, params: ColumnParams[]): void {
   header.u8(version);
   header.u32(0);
-  header.varint(data.columns.length);
-  const stored = planColumns(data, body, at, earlier).map(({ params, stored }) => {
-    writeParams(header, params);
-    return stored;
-  });
-  return { header, stored };
+  header.varint(params.length);
+  for (const p of params) writeParams(header, p);
 }
 
 function checkShapes({ timestamps, columns, present }: SplitColumns): void {
@@ -325,10 +328,11 @@ export function compactRowCount(bytes: Uint8Array): number | null {
  * A compact split (`earlier`) with `rows`, which follow its last row,
  * appended: the bytes encodeCompactSplit(key, granularity, all rows,
  * earlier) gives, without decoding the earlier rows or planning them
- * again. Their stored bytes stay as they are; the new rows are checked
- * against each column's plan and encoded after them. Null when that cannot
- * be done (a plan that no longer holds, decimal residuals that need more
- * bits, the plain layout, another format version): encode the rows whole.
+ * again. Their stored bytes stay as they are (but for a decimal column's
+ * words, repacked when the new rows' residuals need more bits); the new
+ * rows are checked against each column's plan and encoded after them. Null
+ * when that cannot be done (a plan that no longer holds, the plain layout,
+ * another format version): encode the rows whole.
  */
 export function growCompactSplit(earlier: Uint8Array, key: number, granularity: number, rows: SplitColumns): Uint8Array | null {
   const header = new HeaderReader(readChecked(earlier));
@@ -355,6 +359,7 @@ export function growCompactSplit(earlier: Uint8Array, key: number, granularity: 
   let last = 0;
   for (let i = 0; i < n; i++) last += steps[i];
   timestampSteps(key, granularity, rows.timestamps, steps.subarray(n), n === 0 ? undefined : last);
+  let paramsChanged = false;
   for (let j = 0; j < columnCount; j++) {
     const at = 4 * total + 8 * total * j;
     const planes = body.subarray(at, at + 8 * total);
@@ -364,10 +369,17 @@ export function growCompactSplit(earlier: Uint8Array, key: number, granularity: 
       continue;
     }
     const stored = old.buffer(2 * j + 3);
-    for (let k = 0; k < 8; k++) planes.set(stored.subarray(k * n, (k + 1) * n), k * total);
-    const added = grownWords(p, stored, n, old.nullCount(j + 1) > 0 ? presenceMask(old.buffer(2 * j + 2), n) : null, rows.columns[j], words[j], rows.present[j]);
-    if (added === null) return null;
-    byteSplit(added, planes, total, n);
+    const grown = grownWords(p, stored, n, old.nullCount(j + 1) > 0 ? presenceMask(old.buffer(2 * j + 2), n) : null, rows.columns[j], words[j], rows.present[j]);
+    if (grown === null) return null;
+    if (grown.repacked === undefined) {
+      // Byte by byte: a view per plane, 8 a column, cost more than copying a chunk's few dozen rows.
+      for (let k = 0; k < 8; k++) for (let i = 0, from = k * n, to = k * total; i < n; i++) planes[to + i] = stored[from + i];
+    } else {
+      byteSplit(grown.repacked, planes, total, 0);
+      params[j] = grown.params;
+      paramsChanged = true;
+    }
+    byteSplit(grown.added, planes, total, n);
   }
   let at = columnsEnd;
   for (let j = 0; j < columnCount; j++) {
@@ -381,17 +393,30 @@ export function growCompactSplit(earlier: Uint8Array, key: number, granularity: 
     at += bitmapBytes;
   }
   const head = new ByteWriter();
-  head.append(earlier.subarray(0, paramsEnd));
+  if (paramsChanged) writeHeaderStart(head, COMPACT_FORMAT_VERSION, params);
+  else head.append(earlier.subarray(0, paramsEnd));
   head.varint(total);
   for (const c of nullCounts) head.varint(c);
   return sealCompact(head.bytes(), body);
 }
 
+/** What a stored column's plan gives the rows a grow adds (see grownWords). */
+interface GrownColumn {
+  /** The added rows' words. */
+  added: Uint32Array;
+  /** The column's plan for every row. */
+  params: ColumnParams;
+  /** The earlier rows' words packed anew when the plan changed (more residual bits), else undefined: their stored bytes stay. */
+  repacked?: Uint32Array;
+}
+
 /**
  * The words a stored column's plan gives the added rows, from the state its
  * earlier rows (`stored`, n of them, present per `oldMask`) leave: the last
- * mantissa for decimal deltas, the last pattern for XOR. Null when the rows
- * do not fit the plan as stored (see growCompactSplit).
+ * mantissa for decimal deltas, the last pattern for XOR. Added rows whose
+ * decimal residuals need more bits repack the earlier rows' words with them
+ * (residuals of sums of decimals grow with the sums), as encoding every row
+ * would. Null when the rows do not fit the plan (see growCompactSplit).
  */
 function grownWords(
   params: ColumnParams,
@@ -401,20 +426,44 @@ function grownWords(
   values: Float64Array,
   bits: Uint32Array,
   mask: Uint8Array | null,
-): Uint32Array | null {
-  if (params.id === BYTESPLIT) return rawWords(bits, mask);
+): GrownColumn | null {
+  if (params.id === BYTESPLIT) return { added: rawWords(bits, mask), params };
   const oldWords = candidateWords('raw', 2 * n);
   byteJoinPlanes(stored, n, oldWords);
   if (params.id === XOR) {
     unXor(oldWords, oldMask);
     let last = n - 1;
     while (last >= 0 && !isPresent(oldMask, last)) last--;
-    return last < 0 ? xorWords(bits, mask) : xorWords(bits, mask, oldWords[2 * last], oldWords[2 * last + 1]);
+    return { added: last < 0 ? xorWords(bits, mask) : xorWords(bits, mask, oldWords[2 * last], oldWords[2 * last + 1]), params };
   }
   if (params.id !== DELTA) return null;
   const previous = lastMantissa(oldWords, oldMask, params.residualBits);
   const decimal = decimalDeltasAt(values, bits, mask, params.decimals, params.decimals, previous, params.residualBits);
-  return decimal === null || decimal.residualBits > params.residualBits ? null : decimal.words;
+  if (decimal === null) return null;
+  if (decimal.residualBits === params.residualBits) return { added: decimal.words, params };
+  if (!repackResiduals(oldWords, params.residualBits, decimal.residualBits)) return null;
+  return { added: decimal.words, params: { id: DELTA, decimals: params.decimals, residualBits: decimal.residualBits }, repacked: oldWords };
+}
+
+/**
+ * Decimal delta words packed with `from` residual bits repacked in place
+ * with `to` (more); false when a delta no longer fits a double's exact
+ * integers (packDecimalDeltas' bound). Absent rows' words are 0 either way.
+ */
+function repackResiduals(words: Uint32Array, from: number, to: number): boolean {
+  const fromHigh = 2 ** (32 - from);
+  const residualMask = (1 << from) - 1;
+  const shift = 2 ** to;
+  const toHigh = 2 ** (32 - to);
+  for (let i = 0; i < words.length; i += 2) {
+    const lo = words[i];
+    const delta = words[i + 1] * fromHigh + (lo >>> from);
+    if (delta * shift >= TWO_53) return false;
+    const hi = Math.floor(delta / toHigh);
+    words[i] = (delta - hi * toHigh) * shift + (lo & residualMask);
+    words[i + 1] = hi;
+  }
+  return true;
 }
 
 /**

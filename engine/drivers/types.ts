@@ -116,6 +116,8 @@ export interface SeriesSnapshot {
   /** The range's chunks, ascending, as bytes that stay valid. */
   chunks(range: SeriesRange): { key: StateChunkKey; value: Uint8Array }[];
   chunk(key: StateChunkKey): Uint8Array | undefined;
+  /** The range's last chunk (an open split's newest, which a freeze grows), without walking the ones before it. */
+  lastChunk(range: SeriesRange): { key: StateChunkKey; value: Uint8Array } | undefined;
   /** Sealed split keys of the range, ascending, the first `limit` when given. */
   splitKeys(range: SeriesRange, limit?: number): Iterable<SplitKeyTuple>;
   /**

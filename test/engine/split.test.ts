@@ -3,10 +3,12 @@ import { random } from '../../bench/split-codec.bench.js';
 import {
   decodeRawSplits,
   decodeStoredSplit,
+  encodeRawRow,
   encodeRawSplit,
   encodeSealedSplit,
   mergeIntoRawSplit,
   mergeSplits,
+  sliceSplit,
   splitKeyOf,
   type SplitColumns,
 } from '../../engine/split.js';
@@ -122,5 +124,14 @@ describe('decodeRawSplits', () => {
   it('leaves a column without absent values unmasked', () => {
     const decoded = decodeRawSplits([pieces[0]!, pieces[2]!].map((p) => encodeRawSplit(p)));
     expect(decoded.present).toEqual([null, null]);
+  });
+});
+
+describe('encodeRawRow', () => {
+  // Masks given full are left out by encodeRawSplit too: the row's bytes must not depend on how its mask came.
+  const data = split([0, G, 2 * G], [[1.5, null, -0], [null, 2, Number.NaN], [3, 4, 5]]);
+  data.present[2] = Uint8Array.of(1, 1, 1);
+  it.each([0, 1, 2])('encodes row %i as encodeRawSplit encodes that row alone', (row) => {
+    expect([...encodeRawRow(data, row)]).toEqual([...encodeRawSplit(sliceSplit(data, row, row + 1))]);
   });
 });

@@ -51,6 +51,15 @@ class LmdbSnapshot implements SeriesSnapshot {
     return this.storage.stateChunks.get(key);
   }
 
+  lastChunk({ metricId, granularity, start, end }: SeriesRange): { key: StateChunkKey; value: Uint8Array } | undefined {
+    // Reversed, a range holds its start and not its end: from the range's end (a key there is past the range) down.
+    const below = { start: [metricId, granularity, end] as StateChunkKey, end: [metricId, granularity, -Number.MAX_VALUE] as StateChunkKey, reverse: true, limit: 2 };
+    for (const entry of this.storage.stateChunks.getRange(below)) {
+      if (entry.key[2] < end) return entry.key[2] >= start ? entry : undefined;
+    }
+    return undefined;
+  }
+
   splitKeys(range: SeriesRange, limit?: number): Iterable<SplitKeyTuple> {
     return this.storage.splits.getKeys(limit === undefined ? keyRange(range) : { ...keyRange(range), limit });
   }

@@ -82,6 +82,10 @@ class RedisSnapshot implements SeriesSnapshot {
     return this.of(key[0]).chunks.find((c) => c.key[1] === key[1] && c.key[2] === key[2])?.value;
   }
 
+  lastChunk(range: SeriesRange): { key: StateChunkKey; value: Uint8Array } | undefined {
+    return this.chunks(range).at(-1);
+  }
+
   splitKeys(range: SeriesRange, limit = Infinity): Iterable<SplitKeyTuple> {
     return this.of(range.metricId).splitKeys.filter((key) => inRange(key, range)).slice(0, limit);
   }

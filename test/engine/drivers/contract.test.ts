@@ -96,6 +96,35 @@ for (const impl of IMPLEMENTATIONS) {
       expect(await scanned(s.incoming, 0)).toEqual([[after, 'after']]);
     });
 
+    it('find a range\'s last chunk, its bounds as chunkKeys has them, other granularities and metrics aside', async () => {
+      const id = idInShard(s.incoming, 0);
+      const other = idInShard(s.incoming, 0);
+      await s.createMetric(id);
+      await s.createMetric(other);
+      const lease = await s.lease(0);
+      const w = new WriteQueue();
+      for (const at of [SPAN, SPAN + 10 * G, 2 * SPAN]) w.put('chunk', [id, G, at], bytes(`chunk ${at / G}`));
+      w.put('chunk', [id, 5 * G, SPAN + 20 * G], bytes('coarser'));
+      w.put('chunk', [id, 0, SPAN + 30 * G], bytes('tail'));
+      const o = new WriteQueue();
+      o.put('chunk', [other, G, SPAN + 40 * G], bytes('other'));
+      await s.series.commit(lease, [{ metricId: id, writes: w }, { metricId: other, writes: o }]);
+      const snapshot = await s.series.load([id, other]);
+      const last = (start: number, end: number) => {
+        const found = snapshot.lastChunk({ metricId: id, granularity: G, start, end });
+        return found === undefined ? undefined : [found.key, text(found.value)];
+      };
+      const cases: [number, number, unknown][] = [
+        [SPAN, 2 * SPAN, [[id, G, SPAN + 10 * G], 'chunk 3610']],
+        [SPAN, SPAN + 10 * G, [[id, G, SPAN], 'chunk 3600']],
+        [SPAN + 10 * G, 2 * SPAN + 1, [[id, G, 2 * SPAN], 'chunk 7200']],
+        [SPAN + 11 * G, 2 * SPAN, undefined],
+        [0, SPAN, undefined],
+      ];
+      for (const [start, end, expected] of cases) expect(last(start, end)).toEqual(expected);
+      snapshot.release();
+    });
+
     it('round-trip states, chunks and sealed splits through commit and load', async () => {
       const id = idInShard(s.incoming, 0);
       await s.createMetric(id);

@@ -18,6 +18,7 @@ function store(): SeriesStore & { loads: (readonly SeriesRange[])[]; released: n
         chunkKeys: () => [],
         chunks: () => [],
         chunk: () => undefined,
+        lastChunk: () => undefined,
         splitKeys: () => [],
         split: (key) => {
           if (!has(key)) throw new SnapshotMiss([key]);
