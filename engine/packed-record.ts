@@ -79,14 +79,23 @@ function sizeOf({ form, entries, points, count }: Layout): number {
   return form === UNIFORM ? HEADER + 16 * points : HEADER + 8 * count + 8 * points;
 }
 
-/** Bytes of `record` packed (packRecordPoints). */
-export function packedRecordSize(record: Uint8Array): number {
-  return sizeOf(layoutOf(record));
+/** `record` packed: its packed bytes' length, and `write`, which puts them at the start of `into`. */
+export interface PackedRecord {
+  readonly length: number;
+  write(into: Uint8Array): void;
 }
 
-/** Packs `record` into the first packedRecordSize(record) bytes of `into`. */
-export function packRecordPoints(record: Uint8Array, into: Uint8Array): void {
+/**
+ * `record` packed, its layout found once: the walk over its entries (and
+ * their timestamps, to find them shared) was made once for the size and
+ * again to write, ~5% of a time-major backlog's processing.
+ */
+export function packRecordPoints(record: Uint8Array): PackedRecord {
   const layout = layoutOf(record);
+  return { length: sizeOf(layout), write: (into) => writePacked(record, layout, into) };
+}
+
+function writePacked(record: Uint8Array, layout: Layout, into: Uint8Array): void {
   const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
   const out = new DataView(into.buffer, into.byteOffset, into.byteLength);
   const { form, entries: n, first, stride, count } = layout;

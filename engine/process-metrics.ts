@@ -13,7 +13,7 @@ import type { Series } from './aggregation.js';
 import { computeUpdate, type GranularityUpdate, type Received } from './compute-update.js';
 import { decodeMetricState, emptyMetricState, lastSeqOf, type GranularityState, type MetricState } from './metric-state.js';
 import type { Drivers, IncomingLog, Lease, RecordWriter, SeriesSnapshot, Shard, SplitKeyTuple } from './drivers/types.js';
-import { packedRecordSize, packRecordPoints, RecordPoints } from './packed-record.js';
+import { packRecordPoints, RecordPoints } from './packed-record.js';
 import { BatchWrites } from './batch-writes.js';
 import { packedResults, policyOf, setResult, type JobBatch, type PackedResults } from './job-batch.js';
 import { failpoint, FAILPOINTS_ARMED } from './failpoints.js';
@@ -36,7 +36,7 @@ const MAX_KEPT_ENDS = 64;
 const NONE_SEALED: readonly number[] = [];
 
 /** Processing reads only the points of a record: its records are kept without their ids. */
-const POINTS_ONLY: Packing = { size: packedRecordSize, pack: packRecordPoints };
+const POINTS_ONLY: Packing = packRecordPoints;
 
 /** Per incoming log this thread fetches from (its drivers live as long as the thread). */
 const recordCaches = new WeakMap<IncomingLog, RecordCache>();

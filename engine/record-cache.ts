@@ -56,14 +56,11 @@ export function recordCacheBytes(maxBacklog: number): number {
 /** Fetches after which a record not asked for again is let go. */
 export const STALE_FETCHES = 32;
 
-/** How kept records are stored: `pack` writes `size(record)` bytes. */
-export interface Packing {
-  size(record: Uint8Array): number;
-  pack(record: Uint8Array, into: Uint8Array): void;
-}
+/** How kept records are stored: `record`'s packed length, and how to write it while `record`'s bytes are valid. */
+export type Packing = (record: Uint8Array) => { readonly length: number; write(into: Uint8Array): void };
 
 /** Records kept as read. */
-const AS_READ: Packing = { size: (record) => record.length, pack: (record, into) => into.set(record) };
+const AS_READ: Packing = (record) => ({ length: record.length, write: (into) => into.set(record) });
 
 /** A record visited: its bytes as read from the log, or as the cache's Packing wrote them (`packed`). */
 export type RecordVisit = (seq: number, bytes: Uint8Array, packed: boolean) => void;
@@ -152,7 +149,8 @@ export class RecordCache {
 
   /** A kept, packed copy of `bytes`, or undefined when there is no room for it. */
   private keep(key: string, bytes: Uint8Array, fetch: number): Uint8Array | undefined {
-    const length = this.packing.size(bytes);
+    const packed = this.packing(bytes);
+    const length = packed.length;
     if (4 * length > this.limit) return undefined;
     // Two fetches under way that both missed it: the second finds the first's copy.
     const kept = this.records.get(key);
@@ -172,7 +170,7 @@ export class RecordCache {
     this.records.set(key, placed);
     this.bytes += length;
     const copy = this.bytesOf(placed);
-    this.packing.pack(bytes, copy);
+    packed.write(copy);
     return copy;
   }
 

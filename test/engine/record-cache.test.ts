@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingLog } from '../../engine/drivers/types.js';
 import { encodeIncomingPoints } from '../../engine/incoming-batch.js';
-import { packedRecordSize, packRecordPoints } from '../../engine/packed-record.js';
-import { RecordCache, recordCacheBytes, STALE_FETCHES } from '../../engine/record-cache.js';
+import { packRecordPoints } from '../../engine/packed-record.js';
+import { RecordCache, recordCacheBytes, STALE_FETCHES, type Packing } from '../../engine/record-cache.js';
 
 /** A log of records of `size` bytes filled with their seq, answered through one buffer reused at every visit. */
 function fakeLog(size: (seq: number) => number): { log: IncomingLog; reads: number[] } {
@@ -154,7 +154,16 @@ describe('RecordCache', () => {
 
 describe('RecordCache with a packing', () => {
   // Packed to their first 4 bytes: processing keeps a record's points without its ids.
-  const firstFour = { size: () => 4, pack: (record: Uint8Array, into: Uint8Array) => into.set(record.subarray(0, 4)) };
+  const firstFour: Packing = (record) => ({ length: 4, write: (into) => into.set(record.subarray(0, 4)) });
+
+  it('looks at a record it keeps once to pack it (finding its layout walks all its entries)', async () => {
+    const { log } = fakeLog(() => 10);
+    const looked: number[] = [];
+    const cache = new RecordCache(16, (record) => (looked.push(record[0]!), firstFour(record)));
+    await cache.fetch(log, 0, [1, 2, 3], () => undefined);
+    await cache.fetch(log, 0, [1, 2, 3], () => undefined);
+    expect(looked).toEqual([1, 2, 3]);
+  });
 
   it('keeps records packed, counts their packed bytes against the bound, and says which bytes a visit gets', async () => {
     // 10-byte records, 4 packed, in a 16-byte bound: four kept where only one fits as read.
@@ -204,11 +213,11 @@ describe('RecordCache sized for the backlog', () => {
         for (const seq of seqs) reads.push(seq), visit(seq, bytes);
       },
     } as IncomingLog;
-    const cache = new RecordCache(recordCacheBytes(5_000_000), { size: packedRecordSize, pack: packRecordPoints });
+    const cache = new RecordCache(recordCacheBytes(5_000_000), packRecordPoints);
     const backlog = Array.from({ length: 300 }, (_, i) => i + 1);
     // The 40 batches of 256 metrics of a pass over the backlog, each fetching every push.
     for (let batch = 0; batch < 40; batch++) await cache.fetch(log, 0, backlog, () => undefined);
     expect(reads).toEqual(backlog);
-    expect(cache.size).toBe(300 * packedRecordSize(bytes));
+    expect(cache.size).toBe(300 * packRecordPoints(bytes).length);
   });
 });
