@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
+import { encodeIncomingBatch } from '../../engine/incoming-batch.js';
 import type { MetricRecord } from '../../engine/index.js';
+import { processJobs, type IncomingRef } from './job-batches.js';
 
 const S = 1_000_000;
 const T0 = Date.UTC(2024, 0, 1) * 1000;
@@ -122,6 +124,39 @@ describe('a processing batch over shared records', () => {
         answers.push(counts!.map((c, i) => [c, sums![i], maxes![i]]));
       }
       expect(answers).toEqual(metrics.map((_, k) => expected(k)));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  // Pushes of 2, 1 and 4 points; a retry after a crash hands a metric refs its state already holds.
+  const COUNTS = [2, 1, 4];
+  it.each<[string, first: number[], then: number[], consumed: number, newest: number]>([
+    ['every ref new: all their points, the newest seq', [], [0, 1, 2], 7, 2],
+    ['a retry with the first push already held: the others\' points only', [0], [0, 1, 2], 5, 2],
+    ['a retry with every push held: nothing, the state\'s seq kept', [0, 1, 2], [0, 1], 0, 2],
+    ['refs older than the state\'s, then a newer one', [0, 1], [0, 1, 2], 4, 2],
+  ])('counts the measures past its state and moves its lastSeq to the newest seq: %s', async (_name, first, then, consumed, newest) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-process-metrics-'));
+    dirs.push(dataDir);
+    const engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    try {
+      await engine.processor.stop();
+      const policy = await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: S, points: 3600, timespan: 3600 * S }], aggregationMethods: ['count', 'sum'] });
+      const metric = await engine.index.createMetric({ id: engine.newMetricId(), name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
+      const { incoming } = engine.drivers;
+      const shard = incoming.shardOf(metric.id);
+      const refs: IncomingRef[] = [];
+      for (const [p, count] of COUNTS.entries()) {
+        const { bytes, entries } = encodeIncomingBatch(new Map([[metric.id, series(Array.from({ length: count }, (_, k): [number, number] => [10 * p + k, 1]))]]));
+        const seq = (await incoming.append(new Map([[shard, bytes]]))).get(shard)!;
+        refs.push({ seq, offset: entries.offsets[0]!, count: entries.counts[0]! });
+      }
+      const lease = { shard, fence: 0 };
+      const process = (which: number[]) => processJobs(engine.drivers, [{ metricId: metric.id, policy, refs: which.map((p) => refs[p]!) }], lease);
+      if (first.length > 0) await process(first);
+      expect(await process(then)).toEqual([expect.objectContaining({ consumed, lastSeq: refs[newest]!.seq })]);
+      expect((await engine.getMeasures(metric, { method: 'count' })).flatMap((s) => [...s.values])).toEqual(COUNTS.flatMap((c) => Array<number>(c).fill(1)));
     } finally {
       await engine.close();
     }
