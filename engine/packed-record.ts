@@ -88,7 +88,9 @@ export interface PackedRecord {
 /**
  * `record` packed, its layout found once: the walk over its entries (and
  * their timestamps, to find them shared) was made once for the size and
- * again to write, ~5% of a time-major backlog's processing.
+ * again to write. 300 time-major pushes of 10,000 metrics packed in 68 ms
+ * rather than 101 in one process; on the processing thread, where the
+ * first walk meets the bytes just read, the second was ~20 ms of ~500.
  */
 export function packRecordPoints(record: Uint8Array): PackedRecord {
   const layout = layoutOf(record);
