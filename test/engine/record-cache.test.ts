@@ -210,7 +210,10 @@ describe('RecordCache sized for the backlog', () => {
     const reads: number[] = [];
     const log = {
       fetch: async (_shard, seqs, visit) => {
-        for (const seq of seqs) reads.push(seq), visit(seq, bytes);
+        for (const seq of seqs) {
+          reads.push(seq);
+          visit(seq, bytes);
+        }
       },
     } as IncomingLog;
     const cache = new RecordCache(recordCacheBytes(5_000_000), packRecordPoints);
