@@ -149,15 +149,15 @@ export class RecordCache {
 
   /** A kept, packed copy of `bytes`, or undefined when there is no room for it. */
   private keep(key: string, bytes: Uint8Array, fetch: number): Uint8Array | undefined {
-    const packed = this.packing(bytes);
-    const length = packed.length;
-    if (4 * length > this.limit) return undefined;
     // Two fetches under way that both missed it: the second finds the first's copy.
     const kept = this.records.get(key);
     if (kept !== undefined) {
       kept.fetch = Math.max(kept.fetch, fetch);
       return this.bytesOf(kept);
     }
+    const packed = this.packing(bytes);
+    const length = packed.length;
+    if (4 * length > this.limit) return undefined;
     const oldest = this.oldestInFlight();
     let at = this.free.take(length);
     for (const [oldKey, old] of this.records) {
