@@ -110,7 +110,7 @@ function prefix(typeCode: number, fieldCode: number): Buffer {
   return b;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_BYTES = 16;
 
 /** A revision's place in the index: the dup bytes say which revision, and carry its revision_start. */
 export interface IndexTarget {
@@ -133,9 +133,12 @@ export interface TargetBytes {
 
 export function targetBytes({ id, revision, revisionStart }: IndexTarget): TargetBytes {
   const history = revision !== -1;
-  const uuid = UUID.test(id);
-  const dup = Buffer.allocUnsafe((uuid ? 16 : 0) + (history ? 16 : 8));
-  let at = uuid ? writeUuid(id, dup, 0) : 0;
+  const size = history ? 16 : 8;
+  // Written first and the test of the id at once (writeUuid refuses anything but a canonical UUID): no regular expression per revision.
+  const withId = Buffer.allocUnsafe(UUID_BYTES + size);
+  const uuid = writeUuid(id, withId, 0) === UUID_BYTES;
+  const dup = uuid ? withId : Buffer.allocUnsafe(size);
+  let at = uuid ? UUID_BYTES : 0;
   if (history) at = dup.writeDoubleBE(revision, at);
   dup.writeDoubleBE(revisionStart, at);
   return { dup, keyId: uuid ? undefined : id };

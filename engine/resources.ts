@@ -239,10 +239,13 @@ function putIfAbsent<V, K extends LmdbKey>(db: Database<V, K>, key: K, value: V)
   return putSync.call(db, key, value, { noOverwrite: true });
 }
 
+/** Read once: a getter into node's internals, called twice for each resource created. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Microseconds now; strictly increasing so each revision gets its own ETag. */
 let lastNow = 0;
 export function nowMicros(): number {
-  const t = Math.round((performance.timeOrigin + performance.now()) * 1000);
+  const t = Math.round((TIME_ORIGIN + performance.now()) * 1000);
   lastNow = Math.max(t, lastNow + 1);
   return lastNow;
 }
@@ -419,7 +422,15 @@ export class ResourceIndex {
     return id === undefined ? undefined : this.index.getMetric(id);
   }
 
-  private setMetrics(r: ResourceRecord, metrics: Map<string, MetricSpec>): void {
+  /**
+   * `fresh`: `r` was created in this transaction, so no metric is named
+   * under it yet (metrics_by_resource holds no entry of a resource that does
+   * not exist: deletions remove them, engine/check.ts reports any left) and
+   * a new metric's entry goes in with a plain put. lmdb-js makes a put
+   * without overwrite a lookup and then the put, two descents of the tree:
+   * a collector's first write files thousands.
+   */
+  private setMetrics(r: ResourceRecord, metrics: Map<string, MetricSpec>, fresh = false): void {
     const { storage } = this;
     for (const [name, spec] of metrics) {
       const key: [string, string] = [r.id, name];
@@ -444,7 +455,8 @@ export class ResourceIndex {
           resourceId: r.id,
         };
         // One write that fails on a taken name rather than a lookup before it: the error rolls the transaction back.
-        if (!putIfAbsent(storage.metricsByResource, key, m.id)) throw new NamedMetricAlreadyExists(name);
+        if (fresh) void storage.metricsByResource.put(key, m.id);
+        else if (!putIfAbsent(storage.metricsByResource, key, m.id)) throw new NamedMetricAlreadyExists(name);
         this.index.putMetric(m);
       }
     }
@@ -495,7 +507,7 @@ export class ResourceIndex {
     // As setMetrics: no lookup before the write, which fails on a taken id.
     if (!putIfAbsent(storage.resources.db, r.id, r)) throw new ResourceAlreadyExists(input.id);
     this.starts.write(r, true);
-    if (input.metrics !== undefined) this.setMetrics(r, input.metrics);
+    if (input.metrics !== undefined) this.setMetrics(r, input.metrics, true);
     return r;
   }
 

@@ -15,6 +15,8 @@ describe('index entries', () => {
     ['a string in UTF-8', 'hé', UUID, -1, '00070003' + '03' + '68c3a9', '0a1b2c3d4e5f4a6b8c7d9e0f1a2b3c4d' + '4310000000000000'],
     ['a closed revision, its number in the dup', 'h', UUID, 3, '00070003' + '03' + '68', '0a1b2c3d4e5f4a6b8c7d9e0f1a2b3c4d' + '4008000000000000' + '4310000000000000'],
     ['an id that is not a UUID, in the key after 0x00', 'h', 'né', -1, '00070003' + '03' + '68' + '00' + '6ec3a9', '4310000000000000'],
+    ['an uppercase UUID, not canonical: in the key', 'h', UUID.toUpperCase(), -1, '00070003' + '03' + '68' + '00' + '30413142324333442d344535462d344136422d384337442d394530463141324233433444', '4310000000000000'],
+    ['a UUID with a character not hex: in the key', 'h', '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4g', -1, '00070003' + '03' + '68' + '00' + '30613162326333642d346535662d346136622d386337642d396530663161326233633467', '4310000000000000'],
   ])('%s', (_name, value, id, revision, key, dup) => {
     const entry = entryBytes(7, 3, value, { id, revision, revisionStart: 2 ** 50 });
     expect([hex(entry.key), hex(entry.dup)]).toEqual([key, dup]);
