@@ -28,6 +28,8 @@ const PAGE_MASK = PAGE_SLOTS - 1;
  */
 const KEPT_PAGES = 16;
 export const KEPT_SLOTS = KEPT_PAGES * PAGE_SLOTS;
+/** Longest window answered from an array kept for its length (at most ~130 KB of them, all lengths). */
+const MAX_VIEW_LENGTH = 180;
 /** Records and metrics tables' first size, and what they shrink back to. */
 const FIRST_ROWS = 64;
 
@@ -94,7 +96,15 @@ export class PendingRefs {
   private left = new Uint32Array(FIRST_ROWS);
   /** Slot s is at index s & PAGE_MASK of page s >>> PAGE_BITS. */
   private readonly pages: Page[] = [new Page()];
-  /** What window answers, and the objects it fills. */
+  /**
+   * What window answers: views[n] holds the first n of `viewed`, the
+   * objects it fills. An array per length rather than one array cut to
+   * each metric's length: cut short, V8 trims its store, and lengthened
+   * again it allocates a new one, ~60 MB of garbage a second on the main
+   * thread in sweeps of a time-major backlog (10,000 metrics of up to
+   * hundreds of refs). Longer windows than MAX_VIEW_LENGTH share `view`.
+   */
+  private readonly views: WindowRef[][] = [];
   private readonly view: WindowRef[] = [];
   private readonly viewed: WindowRef[] = [];
   private free = NONE;
@@ -229,22 +239,36 @@ export class PendingRefs {
    * every pending metric's, and a metric may have hundreds of refs.
    */
   window(metricId: string): readonly WindowRef[] {
-    const { view } = this;
+    const { viewed } = this;
     let n = 0;
     for (let s = this.headOf(metricId); s !== NONE; n++) {
       const page = this.page(s);
       const i = s & PAGE_MASK;
       const record = page.records[i]!;
-      let ref = this.viewed[n];
-      if (ref === undefined) this.viewed.push((ref = { seq: 0, oldest: 0, newest: 0, notedAt: 0 }));
+      let ref = viewed[n];
+      if (ref === undefined) viewed.push((ref = { seq: 0, oldest: 0, newest: 0, notedAt: 0 }));
       ref.seq = this.seqs[record]!;
       ref.oldest = page.oldest[i]!;
       ref.newest = page.newest[i]!;
       ref.notedAt = this.notedAt[record]!;
-      view[n] = ref;
       s = page.next[i]!;
     }
-    view.length = n;
+    return this.viewOf(n);
+  }
+
+  /** The first n window objects, in an array kept for that length (see views). */
+  private viewOf(n: number): readonly WindowRef[] {
+    if (n > MAX_VIEW_LENGTH) {
+      const { view } = this;
+      for (let k = 0; k < n; k++) view[k] = this.viewed[k]!;
+      view.length = n;
+      return view;
+    }
+    let view = this.views[n];
+    if (view === undefined) {
+      for (let k = this.views.length; k < n; k++) this.views[k] = undefined!;
+      this.views[n] = view = this.viewed.slice(0, n);
+    }
     return view;
   }
 
@@ -323,6 +347,7 @@ export class PendingRefs {
     this.free = NONE;
     this.unused = 0;
     this.view.length = 0;
+    this.views.length = 0;
     this.viewed.length = 0;
     this.pages.length = Math.min(this.pages.length, KEPT_PAGES);
     this.metricRows.clear();

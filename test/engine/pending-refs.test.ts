@@ -53,6 +53,17 @@ describe('PendingRefs', () => {
     expect(seqsOf(pending, 'other')).toEqual([4]);
   });
 
+  // The arrays window answers are kept per length (and one shared past a bound): asked in turn, each answers its own metric's refs.
+  it('answers each metric its own window, metrics of different numbers of refs asked in turn', () => {
+    const counts: Record<string, number> = { one: 1, three: 3, many: 200, none: 0, two: 2 };
+    const pending = new PendingRefs();
+    for (const [id, n] of Object.entries(counts)) for (let seq = 1; seq <= n; seq++) note(pending, id, seq);
+    for (const id of ['three', 'one', 'many', 'two', 'three', 'none', 'many', 'one', 'two']) {
+      const window = pending.window(id);
+      expect(window.map((r) => [r.seq, r.notedAt]), id).toEqual(Array.from({ length: counts[id]! }, (_, i) => [i + 1, i + 1]));
+    }
+  });
+
   // Records of a collector name the same metrics in the same order: each entry's row is tried first from the record before.
   it.each<[string, string[][]]>([
     ['the same metrics in the same order', [['a', 'b', 'c'], ['a', 'b', 'c'], ['a', 'b', 'c']]],
