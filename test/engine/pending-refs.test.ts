@@ -53,6 +53,29 @@ describe('PendingRefs', () => {
     expect(seqsOf(pending, 'other')).toEqual([4]);
   });
 
+  // Rows of metrics whose refs are all released stay for their next refs (up to a bound, past which they go): never seen as pending.
+  it.each<[string, number]>([
+    ['a few', 5],
+    ['more than the idle rows kept', 70_000],
+  ])('answers only the metrics with refs once %s metrics were released and some noted again', (_case, n) => {
+    const ids = Array.from({ length: n }, (_, i) => `m${i}`);
+    const pending = new PendingRefs();
+    pending.add(1, 1, entries(...ids.map((id): [string, number, number, number, number] => [id, 1, 1, 10, 10])));
+    pending.add(2, 2, entries([ids[0]!, 2, 1, 20, 20]));
+    for (const id of ids) pending.release(id, 1);
+    expect([pending.size, pending.has(ids[0]!), pending.has(ids[1]!), [...pending.metricIds()]]).toEqual([1, true, false, [ids[0]]]);
+    for (const id of ids.slice(1)) pending.release(id);
+    pending.add(3, 3, entries([ids[1]!, 3, 2, 30, 31], [ids[2]!, 3, 1, 30, 30]));
+    expect([pending.size, pending.measures, [...pending.metricIds()].sort()]).toEqual([3, 4, [ids[0], ids[1], ids[2]].sort()]);
+    expect(pending.window(ids[1]!).map((r) => [r.seq, r.oldest, r.newest])).toEqual([[3, 30, 31]]);
+    expect(seqsOf(pending, ids[0]!)).toEqual([2]);
+    expect(pending.release(ids[n - 1]!)).toBe(0);
+    for (const id of ids.slice(0, 3)) pending.release(id);
+    expect([pending.size, pending.measures, [...pending.metricIds()], pending.has(ids[1]!)]).toEqual([0, 0, [], false]);
+    pending.add(4, 4, entries([ids[1]!, 4, 1, 40, 40]));
+    expect([pending.size, seqsOf(pending, ids[1]!)]).toEqual([1, [4]]);
+  });
+
   // The arrays window answers are kept per length (and one shared past a bound): asked in turn, each answers its own metric's refs.
   it('answers each metric its own window, metrics of different numbers of refs asked in turn', () => {
     const counts: Record<string, number> = { one: 1, three: 3, many: 200, none: 0, two: 2 };
