@@ -369,16 +369,16 @@ export class PendingRefs {
   }
 
   /**
-   * Once no ref is left: no window objects, at most KEPT_PAGES pages, and
-   * tables of their first size; the metrics' rows stay for their next refs
-   * unless more than MAX_IDLE_ROWS.
+   * Once no ref is left: window objects for MAX_VIEW_LENGTH refs, at most
+   * KEPT_PAGES pages, and tables of their first size; the metrics' rows
+   * stay for their next refs unless more than MAX_IDLE_ROWS.
    */
   private shrink(): void {
     this.free = NONE;
     this.unused = 0;
+    // The window arrays kept per length are rebuilt at a cost of the square of the longest: they stay, those of longer windows go.
     this.view.length = 0;
-    this.views.length = 0;
-    this.viewed.length = 0;
+    if (this.viewed.length > MAX_VIEW_LENGTH) this.viewed.length = MAX_VIEW_LENGTH;
     this.pages.length = Math.min(this.pages.length, KEPT_PAGES);
     this.recordRows.clear();
     if (this.metrics.size > MAX_IDLE_ROWS) {
