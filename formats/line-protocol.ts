@@ -338,6 +338,15 @@ export class LineScanner {
   /** The body, for reads of four bytes. */
   private readonly view: DataView;
   private readonly precision: string;
+  /**
+   * The last timestamp read from its digits ([lastStart, lastStart +
+   * lastLength) of the body) and its value: the lines of a push often give
+   * the same timestamp (a time-major push, all of them), and comparing its
+   * bytes costs less than reading its digits again.
+   */
+  private lastStart = 0;
+  private lastLength = -1;
+  private lastMicros = 0;
   /** ns: a timestamp's last three digits are dropped; otherwise it is multiplied by this. */
   private readonly nanos: boolean;
   private readonly multiplier: number;
@@ -724,6 +733,10 @@ export class LineScanner {
       this.micros = NO_TIMESTAMP;
       return true;
     }
+    if (end - start === this.lastLength && this.sameBytes(this.lastStart, start, this.lastLength)) {
+      this.micros = this.lastMicros;
+      return true;
+    }
     let p = start;
     let first = b[p];
     if (first === MINUS || first === PLUS) {
@@ -758,11 +771,22 @@ export class LineScanner {
       if (inGroup > 0) v = v * EXACT_POWERS[inGroup]! + group;
       if (!this.nanos) v *= this.multiplier;
       if (v <= Number.MAX_SAFE_INTEGER) {
-        this.micros = v;
+        this.micros = this.lastMicros = v;
+        this.lastStart = start;
+        this.lastLength = end - start;
         return true;
       }
     }
     this.micros = timestampMicros(BigInt(b.toString('latin1', start, end)), this.precision) ?? Number.NaN;
+    return true;
+  }
+
+  /** Whether the body's `length` bytes at `a` and at `b` are the same, four at a time. */
+  private sameBytes(a: number, b: number, length: number): boolean {
+    const { view } = this;
+    let j = 0;
+    for (; j + 4 <= length; j += 4) if (view.getUint32(a + j, true) !== view.getUint32(b + j, true)) return false;
+    for (; j < length; j++) if (this.body[a + j] !== this.body[b + j]) return false;
     return true;
   }
 }

@@ -246,6 +246,20 @@ describe('LineScanner', () => {
     expect(scanAll(line).fast).toEqual([true]);
   });
 
+  // A timestamp the same as the line before's is taken from it without reading its digits: only bytes for bytes the same.
+  it('reads each timestamp of consecutive lines as parseLine does, the same as the one before or not', () => {
+    const stamps = ['1700000000000000000', '1700000000000000001', '1700000000000001000', '2700000000000000000', '170000000000000000', '17000000000000000000', '+1700000000000000000', '9007199254740992000', '5', '6', ''];
+    for (const precision of PRECISIONS) {
+      for (const first of stamps) {
+        for (const second of stamps) {
+          const lines = [first, first, second, first].map((t, i) => `cpu,host=h${i} f=${i}${t === '' ? '' : ` ${t}`}`);
+          const { readings } = scanAll(lines.join('\n'), precision);
+          expect(readings.map((r) => r.micros), `${precision}: ${lines.join(' / ')}`).toEqual(lines.map((line) => reference(line, precision).micros));
+        }
+      }
+    }
+  });
+
   it('agrees with parseLine on any line of tricky characters', () => {
     const chars = ['a', 'b', '=', ',', ' ', '\\', '"', '1', '0', '.', 'e', '-', '+', 'i', 'u', 't', 'F', '#', 'é', '\t', '\u00a0'];
     fc.assert(
