@@ -200,8 +200,9 @@ export function metricStateBound(state: MetricState): number {
  */
 function tailBases(state: Pick<MetricState, 'granularities'>): [number, number] {
   const open = state.granularities[0]?.open;
-  if (open === null || open === undefined) return [0, Number.NaN];
-  const last = rawRowCount(open.raw) - 1;
+  // Rows or none, as the decoder sees it: an open split without rows reads as none.
+  const last = open === null || open === undefined ? -1 : rawRowCount(open.raw) - 1;
+  if (open === null || open === undefined || last < 0) return [0, Number.NaN];
   return [rawCell(open.raw, -1, last), rawColumnCount(open.raw) === 0 ? Number.NaN : rawCell(open.raw, 0, last)];
 }
 

@@ -85,6 +85,13 @@ export function writeOffset(out: Buffer, at: number, x: number, base: number, un
 // Literals rather than 10 ** d, so that encoder and decoder scale by the same exact doubles.
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5];
 const SAME = POW10.length;
+/**
+ * How far from a whole number, relative to it, a decimal of up to 5 places
+ * times 10^5 may land: the product's rounding and the decimal's own (a
+ * double holds it to 2^-53), with room to spare. Only a filter: a value
+ * that passes is still checked exactly.
+ */
+const NEAR_WHOLE = 2 ** -48;
 const DOUBLE = SAME + 1;
 
 /** `v` as a whole number of 10^-d, or NaN when it is not one (-0 never is: it would come back as 0). */
@@ -101,6 +108,10 @@ function mantissa(v: number, d: number): number {
  */
 export function writeValue(out: Buffer, at: number, v: number, base: number): number {
   if (v === base && (v !== 0 || Object.is(v, base))) return writeLong(out, SAME, at);
+  // A decimal of up to 5 places scaled by 10^5 lands within rounding of a whole number: most
+  // others (a mean of many points, a std) are told apart by one product, not 6 tries.
+  const scaled = v * POW10[POW10.length - 1]!;
+  if (!(Math.abs(scaled - Math.round(scaled)) <= Math.abs(scaled) * NEAR_WHOLE)) return writeDouble(out, at, v);
   // The fewest places: one encoding per value, so that a state re-encodes to its very bytes (engine/check.ts).
   for (let d = 0; d < POW10.length; d++) {
     const m = mantissa(v, d);
@@ -108,6 +119,10 @@ export function writeValue(out: Buffer, at: number, v: number, base: number): nu
     const b = mantissa(base, d);
     return writeLong(out, 8 * zigzag(Number.isNaN(b) ? m : m - b) + d, at);
   }
+  return writeDouble(out, at, v);
+}
+
+function writeDouble(out: Buffer, at: number, v: number): number {
   out[at] = DOUBLE;
   return out.writeDoubleLE(v, at + 1);
 }

@@ -161,6 +161,15 @@ describe('metric state', () => {
     expect([...decodeMetricState(bytes).granularities[0]!.open!.raw]).toEqual([...st.granularities[0]!.open!.raw]);
   });
 
+  it('reads an open split without rows as none, its tail intact', () => {
+    const empty = encodeRawSplit({ timestamps: new Float64Array(0), columns: [new Float64Array(0)], present: [null] });
+    const st = state(0);
+    st.granularities[0]!.open!.raw = empty;
+    const back = decodeMetricState(encodeMetricState(st, 1));
+    expect(back.granularities[0]!.open).toBeNull();
+    expect(plain({ ...back, granularities: [] })).toEqual(plain({ ...st, granularities: [] }));
+  });
+
   it('reads a format 2 state as one with no frozen chunks', () => {
     expect(plain(decodeMetricState(asVersion(2, state(0), 1)))).toEqual(plain(state(0)));
   });
