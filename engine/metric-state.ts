@@ -13,7 +13,7 @@ import { readVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
 import { POINTS_PER_SPLIT, rawColumnCount, rawRowCount } from './split.js';
-import { longSize, MAX_NUMBER_BYTES, NumberReader, readLong, writeLong, writeOffset, writeValue } from './state-numbers.js';
+import { MAX_LONG_BYTES, MAX_NUMBER_BYTES, NumberReader, readLong, writeLong, writeOffset, writeValue } from './state-numbers.js';
 import { rawCell, readStateRows, stateRowsBound, writeStateRows } from './state-rows.js';
 
 export interface OpenSplit {
@@ -179,15 +179,13 @@ export function encodeMetricState(state: MetricState, columnCount: number): Buff
   return out.subarray(0, writeMetricState(state, columnCount, out, 0));
 }
 
-/** Bytes the state takes encoded, at most. */
+/** Bytes the state takes encoded, at most (a bound without encoding it: asked before each write). */
 export function metricStateBound(state: MetricState): number {
-  const n = state.tail.timestamps.length;
-  let size = 3 + longSize(state.lastSeq) + longSize(n) + longSize(state.tailFrozen) + 2 * MAX_NUMBER_BYTES * n;
+  let size = 3 + 3 * MAX_LONG_BYTES + 2 * MAX_NUMBER_BYTES * state.tail.timestamps.length;
   for (const { open } of state.granularities) {
     size += 1 + 3 * MAX_NUMBER_BYTES;
     if (open === null) continue;
-    size += 2 * MAX_NUMBER_BYTES + longSize(rawRowCount(open.raw)) + longSize(open.frozen) + stateRowsBound(open.raw);
-    if (open.inline !== undefined) size += longSize(open.inline.bytes.length) + open.inline.bytes.length;
+    size += 3 * MAX_LONG_BYTES + 2 * MAX_NUMBER_BYTES + stateRowsBound(open.raw.length) + (open.inline?.bytes.length ?? 0);
   }
   return size;
 }

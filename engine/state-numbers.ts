@@ -9,7 +9,7 @@
  */
 
 /** Longest varint: 8 x 7 bits hold any count or tagged number below 2^53. */
-const MAX_LONG_BYTES = 8;
+export const MAX_LONG_BYTES = 8;
 
 /** Bytes a number of this module takes at most: a tag byte and a double. */
 export const MAX_NUMBER_BYTES = 9;
@@ -29,13 +29,6 @@ export function writeLong(out: Uint8Array, x: number, at: number): number {
   }
   out[at++] = v;
   return at;
-}
-
-/** Bytes of writeLong(x). */
-export function longSize(x: number): number {
-  let size = 1;
-  for (let v = x; v >= 0x80; v = Math.floor(v / 0x80)) size++;
-  return size;
 }
 
 /** Where the varint readLong last read ends: a second result without an object per read. */

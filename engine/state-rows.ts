@@ -27,39 +27,55 @@ export function rawCell(raw: Uint8Array, column: number, row: number): number {
   return doubleAt(raw, rawValueOffset(rawRowCount(raw), column, row));
 }
 
-/** Bytes the rows of `raw` take written, at most. */
-export function stateRowsBound(raw: Uint8Array): number {
-  const n = rawRowCount(raw);
-  const ncols = rawColumnCount(raw);
-  return MAX_NUMBER_BYTES * n * (1 + ncols) + raw.length - rawMasksOffset(n, ncols);
+/** Bytes the rows of a raw split of `rawLength` bytes take written, at most: each 8-byte cell as a number of this form, the masks as they are. */
+export function stateRowsBound(rawLength: number): number {
+  return Math.ceil((rawLength * MAX_NUMBER_BYTES) / 8);
+}
+
+/** A raw split's cells as doubles, reused: copied out of its bytes to be written, or read to be copied into them (per open split of every state written or read). */
+let cells = new Float64Array(256);
+let cellBytes = new Uint8Array(cells.buffer);
+
+/** `cells` with room for `count` doubles. */
+function cellsFor(count: number): Float64Array {
+  if (count > cells.length) {
+    cells = new Float64Array(2 * count);
+    cellBytes = new Uint8Array(cells.buffer);
+  }
+  return cells;
 }
 
 /** Writes the rows of the raw split `raw` at `at` (their count is the caller's to write); the offset after them. */
 export function writeStateRows(out: Buffer, at: number, raw: Uint8Array, ref: number, granularity: number): number {
   const n = rawRowCount(raw);
   const ncols = rawColumnCount(raw);
+  const count = n * (1 + ncols);
+  const cells = cellsFor(count);
+  // One copy through a plain view: byte by byte cost more than the rest of the write.
+  cellBytes.set(new Uint8Array(raw.buffer, raw.byteOffset + rawValueOffset(n, -1, 0), 8 * count));
   let before = ref;
   for (let r = 0; r < n; r++) {
-    const ts = doubleAt(raw, rawValueOffset(n, -1, r));
-    at = writeOffset(out, at, ts, before, granularity);
-    before = ts;
+    at = writeOffset(out, at, cells[r]!, before, granularity);
+    before = cells[r]!;
   }
   for (let c = 0; c < ncols; c++) {
+    const column = n * (c + 1);
     for (let r = 0; r < n; r++) {
-      const base = c > 0 ? doubleAt(raw, rawValueOffset(n, c - 1, r)) : r > 0 ? doubleAt(raw, rawValueOffset(n, 0, r - 1)) : Number.NaN;
-      at = writeValue(out, at, doubleAt(raw, rawValueOffset(n, c, r)), base);
+      const base = c > 0 ? cells[column - n + r]! : r > 0 ? cells[column + r - 1]! : Number.NaN;
+      at = writeValue(out, at, cells[column + r]!, base);
     }
   }
   const masks = rawMasksOffset(n, ncols);
-  out.set(raw.subarray(masks), at);
-  return at + raw.length - masks;
+  for (let i = masks; i < raw.length; i++) out[at++] = raw[i]!;
+  return at;
 }
 
 /** The raw split of `n` rows of `ncols` columns that writeStateRows wrote from `r.at`; leaves `r` after them. */
 export function readStateRows(r: NumberReader, bytes: Buffer, n: number, ncols: number, ref: number, granularity: number): Buffer {
   // The masks come last: their size, hence the raw split's, is known only once the values are read.
   // Column after column as the raw form has them, timestamps first.
-  const cells = new Float64Array(n * (1 + ncols));
+  const count = n * (1 + ncols);
+  const cells = cellsFor(count);
   let before = ref;
   for (let i = 0; i < n; i++) before = cells[i] = r.offset(before, granularity);
   for (let c = 0; c < ncols; c++) {
@@ -79,7 +95,7 @@ export function readStateRows(r: NumberReader, bytes: Buffer, n: number, ncols: 
     }
   }
   const raw = allocRawSplit(n, ncols, masked);
-  raw.set(new Uint8Array(cells.buffer), rawValueOffset(n, -1, 0));
+  raw.set(new Uint8Array(cells.buffer, 0, 8 * count), rawValueOffset(n, -1, 0));
   bytes.copy(raw, rawMasksOffset(n, ncols), r.at, at);
   r.at = at;
   return raw;
