@@ -1,6 +1,7 @@
 // Metric states round-trip (with or without an inline chunk, the newest
-// chunk's key, masks, several methods, numbers off every grid), take the
-// bytes version 5 promises for a settled quiet metric, and states written
+// chunk's key, masks, several methods, numbers off every grid), keep the
+// rows of a metric receiving points raw, take the bytes version 5 promises
+// for a settled quiet metric, and states written
 // by format 2 (no frozen-chunk count in the granularity headers), formats 3
 // to 6 (no inline chunk) and format 7 (version 4) still read.
 import { describe, expect, it } from 'vitest';
@@ -153,12 +154,24 @@ describe('metric state', () => {
     ['counters: large integers that step by little', custom(10 * G, T, [T, T + 10 * G, T + 20 * G], [[123_456_789_012, 123_456_789_013, 123_456_789_020]], [null], [[T + 20 * G, 123_456_789_020], [T + 25 * G, 123_456_789_021]])],
     ['timestamps off the grid and before the key, a granularity of a fraction of a microsecond', custom(0.5, 1e15 + 0.5, [1e15 + 0.5, 1e15 + 1], [[-2.25, 7.125]], [null], [[-1e15, 1], [1e18, 2]])],
     ['a lastSeq past 2^35', custom(G, 0, [0], [[1]], [null], [], 2 ** 52 + 2)],
+    ['one row of several methods (the compact form)', custom(60 * G, T, [T + 60 * G], [[1.5], [1.5], [2.25], [1]], [null, null, null, null], [[T + 61 * G, 1.5]])],
+    ['one row with an absent value (the compact form)', custom(G, T, [T + 3 * G], [[Number.NaN], [9]], [[0], null], [[T + 3 * G, 9]])],
   ])('round-trips %s bit for bit', (_name, st) => {
     const bytes = encodeMetricState(st, st.granularities[0]!.open!.raw[1]!);
     expect(plain(decodeMetricState(bytes))).toEqual(plain(st));
     expect(lastSeqOf(bytes)).toBe(st.lastSeq);
     // The rebuilt raw rows are the very bytes given (processing merges into them).
     expect([...decodeMetricState(bytes).granularities[0]!.open!.raw]).toEqual([...st.granularities[0]!.open!.raw]);
+  });
+
+  it.each([
+    [1, false],
+    [2, true],
+    [15, true],
+  ])('an open split of %i rows is stored raw: %s (a metric receiving points rewrites them on every update)', (rows, raw) => {
+    const timestamps = Array.from({ length: rows }, (_, i) => T + i * G);
+    const st = custom(G, T, timestamps, [timestamps.map((_, i) => i / 4)], [null], []);
+    expect(encodeMetricState(st, 1).includes(Buffer.from(st.granularities[0]!.open!.raw))).toBe(raw);
   });
 
   it('reads an open split without rows as none, its tail intact', () => {
