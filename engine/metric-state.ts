@@ -12,7 +12,7 @@
 import { readVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
-import { POINTS_PER_SPLIT, rawColumnCount, rawRowCount } from './split.js';
+import { POINTS_PER_SPLIT, putFloats, rawColumnCount, rawRowCount } from './split.js';
 import { MAX_LONG_BYTES, MAX_NUMBER_BYTES, NumberReader, readLong, writeLong, writeOffset, writeValue } from './state-numbers.js';
 import { rawCell, readStateRows, stateRowsBound, writeStateRows } from './state-rows.js';
 
@@ -96,16 +96,17 @@ export interface MetricState {
  *     chunk's first timestamp (in periods from the key), the inline chunk's
  *     length (varint) and first timestamp (in periods from the key); then
  *     the rows, raw or in the compact form, and the inline chunk
- *   the tail's timestamps (in seconds, the first from the first
- *     granularity's last raw row, each next from the one before) and values
- *     (the first against that row's first value, each next against the one
- *     before)
+ *   the tail: its one point's timestamp (in seconds from the first
+ *     granularity's last raw row) and value (against that row's first
+ *     value); several points as version 4 has them, timestamps then values
+ *     (float64)
  *
  * The compact rows are for a settled metric's one row a granularity: a
  * metric receiving points rewrites up to CHUNK_ROWS (engine/state-chunks.ts)
  * on every update, which the compact form made 5x slower to encode and
  * decode (~2.3 µs instead of 0.4 for 15 rows of 6 methods), for bytes that
- * last until its next freeze or settle; they stay raw.
+ * last until its next freeze or settle; they stay raw, and so does a tail of
+ * several points.
  *
  * The quiet metric of bench:footprint p60 (30 rows of one method, 29 in the
  * inline chunk): 152 bytes in version 4, 99 in version 5.
@@ -251,16 +252,11 @@ export function writeMetricState(state: MetricState, columnCount: number, out: B
       at += inline.bytes.length;
     }
   }
-  let [ts, value] = tailBases(state);
-  for (let i = 0; i < n; i++) {
-    at = writeOffset(out, at, state.tail.timestamps[i]!, ts, SECOND);
-    ts = state.tail.timestamps[i]!;
-  }
-  for (let i = 0; i < n; i++) {
-    at = writeValue(out, at, state.tail.values[i]!, value);
-    value = state.tail.values[i]!;
-  }
-  return at;
+  // Several points: a metric receiving them, which rewrites its tail on every update, as the open split's rows.
+  if (n > 1) return putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
+  if (n === 0) return at;
+  const [ts, value] = tailBases(state);
+  return writeValue(out, writeOffset(out, at, state.tail.timestamps[0]!, ts, SECOND), state.tail.values[0]!, value);
 }
 
 function nullable(v: number): number | null {
@@ -469,10 +465,13 @@ function decodeV5(bytes: Buffer, start: number, alloc: Float64Alloc): MetricStat
     }
     granularities[g] = { granularity, open, oldestSealedKey };
   }
+  if (n > 1) return { lastSeq, tail: tailOf(bytes, n, r.at, alloc), tailFrozen, granularities };
   const tail = { timestamps: alloc(n), values: alloc(n) };
-  let [ts, value] = tailBases({ granularities });
-  for (let i = 0; i < n; i++) ts = tail.timestamps[i] = r.offset(ts, SECOND);
-  for (let i = 0; i < n; i++) value = tail.values[i] = r.value(value);
+  if (n === 1) {
+    const [ts, value] = tailBases({ granularities });
+    tail.timestamps[0] = r.offset(ts, SECOND);
+    tail.values[0] = r.value(value);
+  }
   return { lastSeq, tail, tailFrozen, granularities };
 }
 

@@ -174,6 +174,14 @@ describe('metric state', () => {
     expect(encodeMetricState(st, 1).includes(Buffer.from(st.granularities[0]!.open!.raw))).toBe(raw);
   });
 
+  it.each([
+    [1, false],
+    [2, true],
+  ])('a tail of %i points is stored raw: %s', (points, raw) => {
+    const st = custom(G, T, [T], [[1]], [null], Array.from({ length: points }, (_, i): [number, number] => [T + i * G, i / 3]));
+    expect(encodeMetricState(st, 1).includes(Buffer.from(st.tail.timestamps.buffer))).toBe(raw);
+  });
+
   it('reads an open split without rows as none, its tail intact', () => {
     const empty = encodeRawSplit({ timestamps: new Float64Array(0), columns: [new Float64Array(0)], present: [null] });
     const st = state(0);
