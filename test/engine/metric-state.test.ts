@@ -178,7 +178,7 @@ describe('metric state', () => {
     [1, false],
     [2, true],
   ])('a tail of %i points is stored raw: %s', (points, raw) => {
-    const st = custom(G, T, [T], [[1]], [null], Array.from({ length: points }, (_, i): [number, number] => [T + i * G, i / 3]));
+    const st = custom(G, T, [T], [[1]], [null], Array.from({ length: points }, (_, i): [number, number] => [T + (5 + i) * G, i / 3]));
     expect(encodeMetricState(st, 1).includes(Buffer.from(st.tail.timestamps.buffer))).toBe(raw);
   });
 
