@@ -8,7 +8,7 @@
  * batch was being planned.
  */
 import type { MetricWrites, RecordWriter, RecordWrites } from './drivers/types.js';
-import { metricStateSize, writeMetricState, type MetricState } from './metric-state.js';
+import { metricStateBound, writeMetricState, type MetricState } from './metric-state.js';
 import { WriteQueue } from './record-writes.js';
 
 /** Bytes of states a batch's buffer starts with: a time-major batch's 256 states of ~150 bytes. */
@@ -33,7 +33,7 @@ export class BatchWrites extends WriteQueue {
 
   /** The current metric's new state: its last write. */
   putState(state: MetricState, columnCount: number): void {
-    const size = metricStateSize(state);
+    const size = metricStateBound(state);
     if (this.used + size > this.states.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.states.length, this.used + size));
       this.states.copy(grown, 0, 0, this.used);

@@ -318,6 +318,15 @@ class Checker {
       this.fault('state-mismatch', 'metric_state', metricId, `${where}: counts ${open.frozen} chunks, ${chunks.length} are stored`);
       return;
     }
+    if (open.newest !== undefined) {
+      // A freeze grows the chunk under this key: another than the newest would take rows out of order.
+      let newest: number | undefined;
+      for (const key of this.storage.stateChunks.getKeys({ start: [metricId, granularity, open.key], end: [metricId, granularity, open.key + granularity * POINTS_PER_SPLIT] })) newest = key[2];
+      if (newest !== open.newest) {
+        this.fault('state-mismatch', 'metric_state', metricId, `${where}: keeps ${open.newest} as its newest chunk, the newest stored is ${newest}`);
+        return;
+      }
+    }
     if (open.inline !== undefined) {
       // engine/state-chunks.ts keeps a chunk inline only as the split's only one.
       if (open.frozen > 0) {

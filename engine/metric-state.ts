@@ -9,10 +9,12 @@
  * chunk records (engine/state-chunks.ts), so an update rewrites a bounded
  * number of bytes whatever the sizes of the tail and of the splits.
  */
-import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
+import { readVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
-import { putFloats } from './split.js';
+import { POINTS_PER_SPLIT, putFloats, rawColumnCount, rawRowCount } from './split.js';
+import { MAX_LONG_BYTES, MAX_NUMBER_BYTES, NumberReader, readLong, writeLong, writeOffset, writeValue } from './state-numbers.js';
+import { rawCell, readStateRows, stateRowsBound, writeStateRows } from './state-rows.js';
 
 export interface OpenSplit {
   key: number;
@@ -20,6 +22,12 @@ export interface OpenSplit {
   raw: Uint8Array;
   /** How many chunk records hold its older rows. */
   frozen: number;
+  /**
+   * The first timestamp (key) of the newest of them, which a freeze grows:
+   * a get rather than a range read. Undefined without chunk records, and
+   * in states written before version 5.
+   */
+  newest?: number | undefined;
   /**
    * A small chunk kept in the state instead of a record of its own: the
    * older rows of a settled quiet metric (engine/state-chunks.ts). Only
@@ -72,14 +80,53 @@ export interface MetricState {
  * A quiet metric's state (one point of tail, an open split with an inline
  * chunk): 14 + 16 + 28 bytes of header, tail and granularity header, where
  * version 3 took 20 + 16 + 32 without the inline chunk's.
+ *
+ * Version 5 (format 8) writes its numbers as varints against ones the
+ * decoder already has (engine/state-numbers.ts), the open split's raw rows
+ * in the form of engine/state-rows.ts, and keeps the key of the open
+ * split's newest chunk record:
+ *
+ *   version, granularity count, column count (1 byte each)
+ *   lastSeq, tail points n, tail chunks (varints)
+ *   per granularity: flags (1 byte: open split, oldest sealed key, inline
+ *     chunk, newest chunk key, raw rows), granularity (in seconds), then as
+ *     flagged: the open split's key (in splits), the oldest sealed key (in
+ *     splits from the open one's, or from 0), the open split's raw length
+ *     (raw rows) or row count, and its chunk count (varints), the newest
+ *     chunk's first timestamp (in periods from the key), the inline chunk's
+ *     length (varint) and first timestamp (in periods from the key); then
+ *     the rows, raw or in the compact form, and the inline chunk
+ *   the tail: its one point's timestamp (in seconds from the first
+ *     granularity's last raw row) and value (against that row's first
+ *     value); several points as version 4 has them, timestamps then values
+ *     (float64)
+ *
+ * The compact rows are for a settled metric's one row a granularity: a
+ * metric receiving points rewrites up to CHUNK_ROWS (engine/state-chunks.ts)
+ * on every update, which the compact form made slower to encode and decode
+ * (15 rows of 6 methods: ~2.3 µs to encode instead of 0.4, 2.5 to decode
+ * instead of 0.2), for bytes that last until its next freeze or settle;
+ * they stay raw, and so does a tail of several points.
+ *
+ * The quiet metric of bench:footprint p60 (30 rows of one method, 29 in the
+ * inline chunk): 152 bytes in version 4, 99 in version 5.
  */
-export const METRIC_STATE_VERSION = 4;
+export const METRIC_STATE_VERSION = 5;
+
+/** Version 4's layout, still read. */
+const COMPACT_VERSION = 4;
 
 const enum Flag {
   Open = 1,
   OldestSealed = 2,
   Inline = 4,
+  Newest = 8,
+  /** The open split's rows in the raw form, as processing merges into them (several rows: a metric receiving points). */
+  RawRows = 16,
 }
+
+/** Microseconds a second: the unit granularities and tail timestamps are written in. */
+const SECOND = 1_000_000;
 
 /** An empty tail's arrays, shared: with no element, nothing can be written to them. */
 const NO_POINTS = new Float64Array(0);
@@ -130,61 +177,86 @@ export function lastSeqOf(bytes: Buffer): number {
       return bytes.readDoubleLE(8);
     case 4:
       return bytes.readDoubleLE(4);
+    case 5:
+      return readLong(bytes, 3);
     default:
       throw new Error(`Unknown metric state version ${bytes[0]}`);
   }
 }
 
 export function encodeMetricState(state: MetricState, columnCount: number): Buffer {
-  const out = Buffer.allocUnsafe(metricStateSize(state));
-  writeMetricState(state, columnCount, out, 0);
-  return out;
+  const out = Buffer.allocUnsafe(metricStateBound(state));
+  return out.subarray(0, writeMetricState(state, columnCount, out, 0));
 }
 
-/** Bytes of the state encoded. */
-export function metricStateSize(state: MetricState): number {
-  const n = state.tail.timestamps.length;
-  let size = 12 + varuintSize(n) + varuintSize(state.tailFrozen) + 16 * n;
-  for (const { open, oldestSealedKey } of state.granularities) {
-    size += 9 + (oldestSealedKey === null ? 0 : 8);
+/** Bytes the state takes encoded, at most (a bound without encoding it: asked before each write). */
+export function metricStateBound(state: MetricState): number {
+  let size = 3 + 3 * MAX_LONG_BYTES + 2 * MAX_NUMBER_BYTES * state.tail.timestamps.length;
+  for (const { open } of state.granularities) {
+    size += 1 + 3 * MAX_NUMBER_BYTES;
     if (open === null) continue;
-    size += 8 + varuintSize(open.raw.length) + varuintSize(open.frozen) + open.raw.length;
-    if (open.inline !== undefined) size += varuintSize(open.inline.bytes.length) + 8 + open.inline.bytes.length;
+    size += 3 * MAX_LONG_BYTES + 2 * MAX_NUMBER_BYTES + stateRowsBound(open.raw.length) + (open.inline?.bytes.length ?? 0);
   }
   return size;
 }
 
 /**
- * Encodes the state into `out` from `at` (metricStateSize bytes); the
- * position after it. Into a buffer shared by a batch's states: a Buffer
- * per state lived as long as its batch, as an object each.
+ * The timestamp and first value of the last raw row of the state's first
+ * open split, which the tail's first point is written against (its one
+ * point, in a quiet metric whose periods hold one point each: as often as
+ * not the same value). Zero and NaN without one.
+ */
+function tailBases(state: Pick<MetricState, 'granularities'>): [number, number] {
+  const open = state.granularities[0]?.open;
+  // Rows or none, as the decoder sees it: an open split without rows reads as none.
+  const last = open === null || open === undefined ? -1 : rawRowCount(open.raw) - 1;
+  if (open === null || open === undefined || last < 0) return [0, Number.NaN];
+  return [rawCell(open.raw, -1, last), rawColumnCount(open.raw) === 0 ? Number.NaN : rawCell(open.raw, 0, last)];
+}
+
+/**
+ * Encodes the state into `out` from `at` (metricStateBound bytes at most);
+ * the position after it. Into a buffer shared by a batch's states: a
+ * Buffer per state lived as long as its batch, as an object each.
  */
 export function writeMetricState(state: MetricState, columnCount: number, out: Buffer, start: number): number {
   const n = state.tail.timestamps.length;
   out[start] = METRIC_STATE_VERSION;
   out[start + 1] = state.granularities.length;
   out[start + 2] = columnCount;
-  out[start + 3] = 0;
-  out.writeDoubleLE(state.lastSeq, start + 4);
-  let at = writeVaruint(out, state.tailFrozen, writeVaruint(out, n, start + 12));
-  at = putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
+  let at = writeLong(out, state.tailFrozen, writeLong(out, n, writeLong(out, state.lastSeq, start + 3)));
   for (const { granularity, open, oldestSealedKey } of state.granularities) {
     const inline = open?.inline;
-    at = out.writeDoubleLE(granularity, at);
-    out[at++] = (open === null ? 0 : Flag.Open) | (oldestSealedKey === null ? 0 : Flag.OldestSealed) | (inline === undefined ? 0 : Flag.Inline);
-    if (open !== null) at = out.writeDoubleLE(open.key, at);
-    if (oldestSealedKey !== null) at = out.writeDoubleLE(oldestSealedKey, at);
+    const newest = open?.newest;
+    const rows = open === null ? 0 : rawRowCount(open.raw);
+    out[at++] =
+      (open === null ? 0 : Flag.Open) |
+      (oldestSealedKey === null ? 0 : Flag.OldestSealed) |
+      (inline === undefined ? 0 : Flag.Inline) |
+      (newest === undefined ? 0 : Flag.Newest) |
+      (rows > 1 ? Flag.RawRows : 0);
+    at = writeOffset(out, at, granularity, 0, SECOND);
+    const span = granularity * POINTS_PER_SPLIT;
+    if (open !== null) at = writeOffset(out, at, open.key, 0, span);
+    if (oldestSealedKey !== null) at = writeOffset(out, at, oldestSealedKey, open?.key ?? 0, span);
     if (open === null) continue;
-    at = writeVaruint(out, open.frozen, writeVaruint(out, open.raw.length, at));
-    if (inline !== undefined) at = out.writeDoubleLE(inline.first, writeVaruint(out, inline.bytes.length, at));
-    out.set(open.raw, at);
-    at += open.raw.length;
+    at = writeLong(out, open.frozen, writeLong(out, rows > 1 ? open.raw.length : rows, at));
+    if (newest !== undefined) at = writeOffset(out, at, newest, open.key, granularity);
+    if (inline !== undefined) at = writeOffset(out, writeLong(out, inline.bytes.length, at), inline.first, open.key, granularity);
+    if (rows > 1) {
+      out.set(open.raw, at);
+      at += open.raw.length;
+    } else at = writeStateRows(out, at, open.raw, inline?.first ?? open.key, granularity);
     if (inline !== undefined) {
       out.set(inline.bytes, at);
       at += inline.bytes.length;
     }
   }
-  return at;
+  // Several points: a metric receiving them, which rewrites its tail on every update, as the open split's rows.
+  if (n > 1) return putFloats(out, putFloats(out, at, state.tail.timestamps), state.tail.values);
+  if (n === 0) return at;
+  const [ts, value] = tailBases(state);
+  return writeValue(out, writeOffset(out, at, state.tail.timestamps[0]!, ts, SECOND), state.tail.values[0]!, value);
 }
 
 function nullable(v: number): number | null {
@@ -270,7 +342,8 @@ function openOf(bytes: Buffer, e: Entry): OpenSplit | null {
  * decode lives as long as its update).
  */
 export function decodeMetricState(all: Buffer, start = 0, end = all.length, alloc: Float64Alloc = freshFloat64): MetricState {
-  if (all[start] === METRIC_STATE_VERSION) return decodeCompact(all, start, alloc);
+  if (all[start] === METRIC_STATE_VERSION) return decodeV5(all, start, alloc);
+  if (all[start] === COMPACT_VERSION) return decodeCompact(all, start, alloc);
   const bytes = start === 0 && end === all.length ? all : all.subarray(start, end);
   const header = headerOf(bytes);
   return {
@@ -355,8 +428,56 @@ function decodeCompact(bytes: Buffer, start: number, alloc: Float64Alloc): Metri
   return { lastSeq: bytes.readDoubleLE(start + 4), tail, tailFrozen, granularities };
 }
 
-/** The open split of one granularity (its inline rows are views into `bytes`), without decoding the rest. */
+/**
+ * A version 5 state starting at `start`: its open splits' raw rows
+ * rebuilt, their inline chunks views into `bytes`, its tail from `alloc`.
+ */
+function decodeV5(bytes: Buffer, start: number, alloc: Float64Alloc): MetricState {
+  const r = new NumberReader(bytes, start + 3);
+  const lastSeq = r.long();
+  const n = r.long();
+  const tailFrozen = r.long();
+  const ncols = bytes[start + 2]!;
+  const granularities: GranularityState[] = new Array(bytes[start + 1]!);
+  for (let g = 0; g < granularities.length; g++) {
+    const flags = bytes[r.at++]!;
+    const granularity = r.offset(0, SECOND);
+    const span = granularity * POINTS_PER_SPLIT;
+    const key = flags & Flag.Open ? r.offset(0, span) : null;
+    const oldestSealedKey = flags & Flag.OldestSealed ? r.offset(key ?? 0, span) : null;
+    let open: OpenSplit | null = null;
+    if (key !== null) {
+      // The raw rows' length, or their count in the compact form.
+      const size = r.long();
+      const frozen = r.long();
+      const newest = flags & Flag.Newest ? r.offset(key, granularity) : undefined;
+      const inlineLength = flags & Flag.Inline ? r.long() : 0;
+      const first = flags & Flag.Inline ? r.offset(key, granularity) : key;
+      let raw: Uint8Array;
+      if (flags & Flag.RawRows) {
+        raw = viewOf(bytes, r.at, size);
+        r.at += size;
+      } else raw = readStateRows(r, bytes, size, ncols, first, granularity);
+      const inline = flags & Flag.Inline ? { first, bytes: viewOf(bytes, r.at, inlineLength) } : undefined;
+      r.at += inlineLength;
+      // As the older versions: an open split without rows is none.
+      if (size > 0) open = { key, raw, frozen, newest, inline };
+    }
+    granularities[g] = { granularity, open, oldestSealedKey };
+  }
+  if (n > 1) return { lastSeq, tail: tailOf(bytes, n, r.at, alloc), tailFrozen, granularities };
+  const tail = { timestamps: alloc(n), values: alloc(n) };
+  if (n === 1) {
+    const [ts, value] = tailBases({ granularities });
+    tail.timestamps[0] = r.offset(ts, SECOND);
+    tail.values[0] = r.value(value);
+  }
+  return { lastSeq, tail, tailFrozen, granularities };
+}
+
+/** The open split of one granularity (its inline chunk a view into `bytes`), without decoding the rest of a state before version 5. */
 export function openSplitOf(bytes: Buffer, granularity: number): OpenSplit | null {
+  if (bytes[0] === METRIC_STATE_VERSION) return decodeV5(bytes, 0, freshFloat64).granularities.find((x) => x.granularity === granularity)?.open ?? null;
   const e = entries(bytes).find((x) => x.granularity === granularity);
   return e === undefined ? null : openOf(bytes, e);
 }

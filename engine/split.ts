@@ -46,6 +46,31 @@ export function encodeRawSplit(data: SplitColumns): Buffer {
   return offset === size ? out : out.subarray(0, offset);
 }
 
+/**
+ * A raw split of `n` rows and `ncols` columns, `masked` of them with a
+ * mask, its header written: for a caller that writes its values at
+ * rawValueOffset and its masks from rawMasksOffset (a metric state
+ * rebuilding its open split's rows, engine/state-rows.ts).
+ */
+export function allocRawSplit(n: number, ncols: number, masked: number): Buffer {
+  const out = Buffer.allocUnsafe(RAW_HEADER + 8 * n * (1 + ncols) + ncols + masked * n);
+  out[0] = TAG_RAW;
+  out[1] = ncols;
+  out.writeUInt16LE(0, 2);
+  out.writeUInt32LE(n, 4);
+  return out;
+}
+
+/** Where row `row` of column `column` (-1: the timestamps) sits in a raw split of `n` rows. */
+export function rawValueOffset(n: number, column: number, row: number): number {
+  return RAW_HEADER + 8 * (n * (column + 1) + row);
+}
+
+/** Where the masks of a raw split of `n` rows start: per column a flag, then its `n` bytes when the flag is 1. */
+export function rawMasksOffset(n: number, ncols: number): number {
+  return RAW_HEADER + 8 * n * (ncols + 1);
+}
+
 /** Row `row` of `data` as a raw split: encodeRawSplit of that row, without a view per column to slice it. */
 export function encodeRawRow(data: SplitColumns, row: number): Buffer {
   const ncols = data.columns.length;

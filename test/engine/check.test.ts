@@ -141,13 +141,21 @@ describe('checkStorage', () => {
       expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/an inline chunk and 2 chunk records/) },
     },
     {
+      damage: 'a newest chunk key that is not the newest chunk',
+      change: (s) =>
+        changeState(s, (state, [key]) => {
+          fineOpen(state).newest = key![2];
+        }),
+      expected: { kind: 'state-mismatch', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/keeps \d+ as its newest chunk, the newest stored is \d+/) },
+    },
+    {
       damage: 'a flipped byte in an inline chunk',
       change: (s) =>
         changeState(s, (state, keys) => {
           const bytes = Buffer.from(s.stateChunks.get(keys[0]!)!);
           bytes[bytes.length - 3]! ^= 0x40;
           for (const key of keys) s.stateChunks.removeSync(key);
-          Object.assign(fineOpen(state), { frozen: 0, inline: { first: keys[0]![2], bytes } });
+          Object.assign(fineOpen(state), { frozen: 0, newest: undefined, inline: { first: keys[0]![2], bytes } });
         }),
       expected: { kind: 'state-corrupt', db: 'metric_state', key: STANDALONE, reason: expect.stringMatching(/inline chunk: .*checksum/) },
     },

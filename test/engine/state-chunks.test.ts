@@ -8,7 +8,9 @@
 // newest at once, and drops those the retention already expired. An open
 // split's only chunk stays in its state while small (a settled quiet
 // metric: one record), and becomes a record once it grows or another
-// follows.
+// follows. A state keeps the key of its open split's newest chunk record
+// (which a freeze grows with a get, not a range read); one kept without it
+// (format 7) reads and grows the same.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { random } from '../../bench/split-codec.bench.js';
 import { Engine } from '../../engine/engine.js';
 import type { MetricRecord } from '../../engine/index.js';
-import { decodeMetricState } from '../../engine/metric-state.js';
+import { decodeMetricState, encodeMetricState } from '../../engine/metric-state.js';
 import { SETTLE_LEAST_ROWS } from '../../engine/processor.js';
 import { encodeRawSplit, isRawSplit, rawRowCount } from '../../engine/split.js';
 import { CHUNK_BYTES, CHUNK_ROWS, decodeChunk, INLINE_CHUNK_BYTES, MAX_CHUNK_ROWS, TAIL_CHUNK_POINTS } from '../../engine/state-chunks.js';
@@ -84,6 +86,22 @@ const chunkRecords = (engine: Engine, metric: MetricRecord, granularity = S) =>
 const chunkCount = (engine: Engine, metric: MetricRecord, granularity = S) =>
   chunkRecords(engine, metric, granularity) + (granularity !== 0 && inlineChunk(engine, metric, granularity) !== undefined ? 1 : 0);
 
+/** Per open split with chunk records (of `granularity`, when given): the newest chunk key its state keeps, and the first timestamp of its last record. */
+const newestKeys = (engine: Engine, metric: MetricRecord, granularity?: number): [number | undefined, number | undefined][] =>
+  decodeMetricState(engine.storage.states.get(metric.id)!)
+    .granularities.filter((g) => g.open !== null && g.open.frozen > 0 && (granularity === undefined || g.granularity === granularity))
+    .map((g) => {
+      const [last] = engine.storage.stateChunks.getKeys({ start: [metric.id, g.granularity, Number.MAX_VALUE], end: [metric.id, g.granularity, -Number.MAX_VALUE], reverse: true, limit: 1 });
+      return [g.open!.newest, last?.[2]];
+    });
+
+/** The metric's state as one written before states kept their newest chunk key. */
+async function forgetNewest(engine: Engine, metric: MetricRecord): Promise<void> {
+  const state = decodeMetricState(engine.storage.states.get(metric.id)!);
+  for (const g of state.granularities) if (g.open !== null) g.open.newest = undefined;
+  await engine.storage.states.put(metric.id, encodeMetricState(state, METHODS.length));
+}
+
 /** Seconds 0..n-1 with random values, cut into pushes hour by hour; within an hour shuffled when `shuffle`. */
 function pushes(n: number, rand: () => number, shuffle: boolean): [number, number][][] {
   const out: [number, number][][] = [];
@@ -122,11 +140,33 @@ describe('open splits kept in chunks', () => {
       await push(engine, incremental, points);
       sawChunks ||= chunkCount(engine, incremental) > 0;
       sawTailChunks ||= chunkCount(engine, incremental, 0) > 0;
+      for (const [kept, last] of newestKeys(engine, incremental)) expect(kept).toBe(last);
     }
     await push(engine, whole, all.flat());
     expect(sawChunks, 'the open split was chunked at some point').toBe(true);
     expect(sawTailChunks, 'the tail was chunked at some point').toBe(true);
     expect(await readAll(engine, incremental)).toEqual(await readAll(engine, whole));
+    await engine.close();
+  });
+
+  it('a state kept without its newest chunk key grows the same chunks, and keeps the key again from its next freeze', async () => {
+    const engine = await openEngine();
+    const forgetful = await newMetric(engine);
+    const kept = await newMetric(engine);
+    const rand = random(5);
+    const points = Array.from({ length: 3000 }, (_, t): [number, number] => [t, Math.round(rand() * 1e6) / 100]);
+    for (let at = 0; at < points.length; at += 100) {
+      for (const metric of [forgetful, kept]) await push(engine, metric, points.slice(at, at + 100));
+      await forgetNewest(engine, forgetful);
+    }
+    expect(newestKeys(engine, forgetful).length).toBeGreaterThan(0);
+    expect(newestKeys(engine, forgetful).every(([newest]) => newest === undefined)).toBe(true);
+    // Enough for the 1 s split to freeze again; the coarser ones freeze later.
+    for (const metric of [forgetful, kept]) await push(engine, metric, Array.from({ length: 2 * CHUNK_ROWS }, (_, i): [number, number] => [3000 + i, i]));
+    expect(newestKeys(engine, forgetful, S)).toEqual(newestKeys(engine, kept, S));
+    expect(newestKeys(engine, forgetful, S)[0]![0]).toBeDefined();
+    expect(chunkRecordsOf(engine, forgetful).map(({ key, value }) => [key[2], [...value]])).toEqual(chunkRecordsOf(engine, kept).map(({ key, value }) => [key[2], [...value]]));
+    expect(await readAll(engine, forgetful)).toEqual(await readAll(engine, kept));
     await engine.close();
   });
 
