@@ -81,7 +81,7 @@ export interface MetricState {
  * chunk): 14 + 16 + 28 bytes of header, tail and granularity header, where
  * version 3 took 20 + 16 + 32 without the inline chunk's.
  *
- * Version 5 (format 8) writes its numbers as varints against ones the
+ * Version 5 (format 9) writes its numbers as varints against ones the
  * decoder already has (engine/state-numbers.ts), the open split's raw rows
  * in the form of engine/state-rows.ts, and keeps the key of the open
  * split's newest chunk record:

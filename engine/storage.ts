@@ -51,9 +51,14 @@ import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uu
  * empty): the value index is rebuilt on open, so the upgrade from 7 only
  * stamps the version, which keeps the admin commands (whose check would
  * take the NULL entries for extras) off a directory not yet rebuilt.
+ * Version 9 writes metric states of version 5 (engine/metric-state.ts:
+ * numbers against ones the reader has, the newest chunk's key); those of
+ * versions 1 to 4 still read and are rewritten as they are updated, so the
+ * upgrade from 8 only stamps the version, which keeps a release of format 8,
+ * which cannot read such states, from opening the directory.
  */
-export const FORMAT_VERSION = 8;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7];
+export const FORMAT_VERSION = 9;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and

@@ -207,7 +207,7 @@ describe('metric state', () => {
   });
 
   it.each([
-    ['format 8', (st: MetricState) => encodeMetricState(st, 1)],
+    ['format 9', (st: MetricState) => encodeMetricState(st, 1)],
     ['format 7', (st: MetricState) => asVersion4(st, 1)],
     ['format 3 to 6', (st: MetricState) => asVersion(3, st, 1)],
   ])("reads a %s state among other bytes, as processing reads a batch's states out of one buffer", (_name, encode) => {
@@ -218,7 +218,7 @@ describe('metric state', () => {
   });
 
   it.each([
-    ['format 8', (st: MetricState) => encodeMetricState(st, 1)],
+    ['format 9', (st: MetricState) => encodeMetricState(st, 1)],
     ['format 7', (st: MetricState) => asVersion4(st, 1)],
   ])('gives one granularity\'s open split of a %s state', (_name, encode) => {
     const st = quiet();
