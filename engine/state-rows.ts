@@ -2,9 +2,9 @@
  * An open split's only inline row as a metric state of version 5 stores it
  * (engine/metric-state.ts), where the raw split form took 8 bytes a value
  * and 8 of header: a settled quiet metric keeps one row per granularity,
- * 25 bytes raw for one method. Written for any number of rows. Timestamps as periods from the one before
- * (the first from `ref`: the inline chunk's first timestamp or the split
- * key); each value of the first column against the row before's, of the
+ * 25 bytes raw for one method. Written for any number of rows. Timestamps
+ * as periods from the one before (the first from `ref`: the inline chunk's
+ * first timestamp or the split key); each value of the first column against the row before's, of the
  * others against the column before's in the same row (a period of one
  * point has the same mean, min, max and sum); then the masks as the raw
  * form has them. Processing merges into the raw form, so a decode rebuilds
