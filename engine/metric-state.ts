@@ -460,8 +460,8 @@ function decodeV5(bytes: Buffer, start: number, alloc: Float64Alloc): MetricStat
       } else raw = readStateRows(r, bytes, size, ncols, first, granularity);
       const inline = flags & Flag.Inline ? { first, bytes: viewOf(bytes, r.at, inlineLength) } : undefined;
       r.at += inlineLength;
-      // As the older versions: an open split without rows is none.
-      if (size > 0) open = { key, raw, frozen, newest, inline };
+      // As the older versions: an open split without rows is none, unless chunks hold some (never written so: a freeze keeps its last row inline).
+      if (size > 0 || frozen > 0 || inline !== undefined) open = { key, raw, frozen, newest, inline };
     }
     granularities[g] = { granularity, open, oldestSealedKey };
   }

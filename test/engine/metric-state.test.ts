@@ -191,6 +191,13 @@ describe('metric state', () => {
     expect(plain({ ...back, granularities: [] })).toEqual(plain({ ...st, granularities: [] }));
   });
 
+  it('keeps an open split without rows whose chunks hold some, its chunk count and newest key', () => {
+    const empty = encodeRawSplit({ timestamps: new Float64Array(0), columns: [new Float64Array(0)], present: [null] });
+    const st = state(2, 0, undefined, 5 * G);
+    st.granularities[0]!.open!.raw = empty;
+    expect(plain(decodeMetricState(encodeMetricState(st, 1)))).toEqual(plain(st));
+  });
+
   it('reads a format 2 state as one with no frozen chunks', () => {
     expect(plain(decodeMetricState(asVersion(2, state(0), 1)))).toEqual(plain(state(0)));
   });
