@@ -7,6 +7,7 @@
  * with the double's eight bytes after a tag as the way out for any other,
  * so that every double comes back as it went in (-0 and NaN included).
  */
+import { writeVaruint } from '../formats/varint.js';
 
 /** Longest varint: 8 x 7 bits hold any count or tagged number below 2^53. */
 export const MAX_LONG_BYTES = 8;
@@ -20,16 +21,12 @@ export const MAX_NUMBER_BYTES = 9;
  */
 const MAX_WHOLE = 2 ** 47;
 
-/** Writes the non-negative integer `x` (below 2^53) as a varint at `at`; the offset after it. */
-export function writeLong(out: Uint8Array, x: number, at: number): number {
-  let v = x;
-  while (v >= 0x80) {
-    out[at++] = (v % 0x80) | 0x80;
-    v = Math.floor(v / 0x80);
-  }
-  out[at++] = v;
-  return at;
-}
+/**
+ * Writes the non-negative integer `x` (below 2^53) as a varint at `at`; the
+ * offset after it. The LEB128 of formats/varint.ts, read back by readLong
+ * past that module's five bytes.
+ */
+export const writeLong: (out: Uint8Array, x: number, at: number) => number = writeVaruint;
 
 /** Where the varint readLong last read ends: a second result without an object per read. */
 let longEnd = 0;
