@@ -12,9 +12,9 @@
 import { readVaruint } from '../formats/varint.js';
 import type { Series } from './aggregation.js';
 import { freshFloat64, type Float64Alloc } from './scratch.js';
-import { POINTS_PER_SPLIT, putFloats, rawColumnCount, rawRowCount } from './split.js';
+import { POINTS_PER_SPLIT, putFloats, rawCell, rawColumnCount, rawRowCount } from './split.js';
 import { MAX_LONG_BYTES, MAX_NUMBER_BYTES, NumberReader, readLong, writeLong, writeOffset, writeValue } from './state-numbers.js';
-import { rawCell, readStateRows, stateRowsBound, writeStateRows } from './state-rows.js';
+import { readStateRows, stateRowsBound, writeStateRows } from './state-rows.js';
 
 export interface OpenSplit {
   key: number;

@@ -165,8 +165,16 @@ export function rawFirstTimestamp(raw: Uint8Array): number {
 
 /** Row i's timestamp of a raw split. */
 function rawTimestamp(raw: Uint8Array, i: number): number {
-  // Through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split.
-  const at = RAW_HEADER + 8 * i;
+  return floatAt(raw, RAW_HEADER + 8 * i);
+}
+
+/** Row `row` of column `column` (-1: the timestamps) of a raw split. */
+export function rawCell(raw: Uint8Array, column: number, row: number): number {
+  return floatAt(raw, rawValueOffset(rawRowCount(raw), column, row));
+}
+
+/** The float at `at` of a raw split, through one shared float's bytes (little-endian, as copyRawColumn has them), not a DataView per call: asked on every update of an open split. */
+function floatAt(raw: Uint8Array, at: number): number {
   for (let b = 0; b < 8; b++) FLOAT_BYTES[b] = raw[at + b]!;
   return FLOAT[0]!;
 }

@@ -13,20 +13,6 @@
 import { MAX_NUMBER_BYTES, NumberReader, writeOffset, writeValue } from './state-numbers.js';
 import { allocRawSplit, rawColumnCount, rawMasksOffset, rawRowCount, rawValueOffset } from './split.js';
 
-const DOUBLE = new Float64Array(1);
-const DOUBLE_BYTES = new Uint8Array(DOUBLE.buffer);
-
-/** The double at `at` of `bytes` (little-endian, as the raw form stores it), without a view per read. */
-function doubleAt(bytes: Uint8Array, at: number): number {
-  for (let b = 0; b < 8; b++) DOUBLE_BYTES[b] = bytes[at + b]!;
-  return DOUBLE[0]!;
-}
-
-/** Row `row` of column `column` (-1: the timestamps) of the raw split `raw`. */
-export function rawCell(raw: Uint8Array, column: number, row: number): number {
-  return doubleAt(raw, rawValueOffset(rawRowCount(raw), column, row));
-}
-
 /** Bytes the rows of a raw split of `rawLength` bytes take written, at most: each 8-byte cell as a number of this form, the masks as they are. */
 export function stateRowsBound(rawLength: number): number {
   return Math.ceil((rawLength * MAX_NUMBER_BYTES) / 8);
