@@ -2,7 +2,7 @@
  * A collector's first write: 10,000 series never seen, one point each (the
  * time-major workload's first request), grouped from line protocol and then
  * stored by writeCollectorBatch as the InfluxDB route does, which creates a
- * resource and a metric for each (resources, metrics, metrics_by_resource,
+ * resource and a metric for each (resources with its named metric, metrics,
  * resource_values and resources_by_revision_start entries, one
  * transaction) and pushes the points: into an empty index (a fresh data
  * directory each time), and into one the previous iterations filled. Each

@@ -11,7 +11,8 @@
  *                  the split's window) and with the oldest sealed split
  *                  (retention scans from it);
  *   chunks         belong to a state's tail or open split;
- *   metrics        have their policy; named ones sit in metrics_by_resource;
+ *   metrics        have their policy; named ones are named so on their
+ *                  resource, whose named metrics are such metrics;
  *   resources      have their type; the index databases hold exactly the
  *                  entries rebuilt from the resources and their history.
  *
@@ -26,6 +27,7 @@ import { decodeMetricState, encodeMetricState, METRIC_STATE_VERSION, type Metric
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { decodeKey, entryBytes, entryTarget, type StoredValue } from './resource-index-keys.js';
 import { IndexNames } from './resource-index-names.js';
+import type { NamedMetrics } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
 import { indexedFields, targetOf } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
@@ -156,16 +158,19 @@ class Checker {
         this.fault('metric-resource-missing', 'metrics', key, `resource ${m.resourceId} does not exist`);
       }
       if (m.name === null) continue;
-      const indexed = storage.metricsByResource.get([m.resourceId, m.name]);
-      if (indexed === undefined) this.fault('index-missing', 'metrics_by_resource', [m.resourceId, m.name], `metric ${m.id} is not indexed`);
-      else if (indexed !== m.id) this.fault('index-mismatch', 'metrics_by_resource', [m.resourceId, m.name], `holds metric ${indexed}, expected ${m.id}`);
+      const named = storage.resources.metricsOf(m.resourceId).get(m.name);
+      if (named === undefined) this.fault('index-missing', 'resources', [m.resourceId, m.name], `metric ${m.id} is not named on its resource`);
+      else if (named !== m.id) this.fault('index-mismatch', 'resources', [m.resourceId, m.name], `names metric ${named}, expected ${m.id}`);
     }
-    for (const { key, value } of storage.metricsByResource.getRange()) {
-      this.read('metrics_by_resource');
-      const m = storage.metrics.get(value);
-      if (m === undefined) this.fault('index-extra', 'metrics_by_resource', key, `metric ${value} does not exist`);
-      else if (m.resourceId !== key[0] || m.name !== key[1]) {
-        this.fault('index-mismatch', 'metrics_by_resource', key, `metric ${value} is named ${m.name ?? 'null'} on resource ${m.resourceId ?? 'null'}`);
+  }
+
+  /** The named metrics of resource `id`: each a metric of that resource and name. */
+  private namedMetrics(id: string, named: NamedMetrics): void {
+    for (const [name, metricId] of named) {
+      const m = this.storage.metrics.get(metricId);
+      if (m === undefined) this.fault('index-extra', 'resources', [id, name], `metric ${metricId} does not exist`);
+      else if (m.resourceId !== id || m.name !== name) {
+        this.fault('index-mismatch', 'resources', [id, name], `metric ${metricId} is named ${m.name ?? 'null'} on resource ${m.resourceId ?? 'null'}`);
       }
     }
   }
@@ -377,8 +382,9 @@ class Checker {
 
   resources(): void {
     const { storage, attributes } = this;
-    for (const { key, value: r } of storage.resources.getRange()) {
+    for (const { key, value: r, metrics } of storage.resources.getRange()) {
       this.read('resources');
+      this.namedMetrics(key, metrics);
             const attrs = attributes(r.type);
       if (attrs === undefined) {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
@@ -514,7 +520,6 @@ function attributeNames(storage: Storage): (type: string) => readonly string[] |
 export function checkStorage(storage: Storage, progress: Progress = silentProgress): CheckReport {
   const walked = [
     storage.metrics,
-    storage.metricsByResource,
     storage.splits,
     storage.states,
     storage.stateChunks,

@@ -8,22 +8,28 @@
  * (resources_by_revision_start is the index of a type's resources; it and
  * resource_values are rebuilt in their format 7 layout as the index opens,
  * engine/resources.ts; so is resource_values before format 8, without its
- * NULL entries). Other changes since format 1 only need the stamp:
- * their older records still read.
+ * NULL entries), and before format 10 each resource's named metrics move
+ * from metrics_by_resource into its record (engine/resource-records.ts).
+ * Other changes since format 1 only need the stamp: their older records
+ * still read.
  */
 import type { Key } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { moveFormat1Incoming } from './incoming-upgrade.js';
 import { MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
-import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, rawDatabase, type Storage } from './storage.js';
-import { bufferToKeyValue, keyValueToBuffer } from './uuid-keys.js';
+import { withNamedMetrics } from './resource-records.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, rawDatabase, type MetricByResourceKey, type Storage } from './storage.js';
+import { bufferToKeyValue, idValues, keyValueToBuffer } from './uuid-keys.js';
 
 /** The first format whose keys hold UUIDs as bytes. */
 const BINARY_UUID_FORMAT = 6;
 /** The first format without resources_by_type. */
 const WITHOUT_BY_TYPE_FORMAT = 7;
 const RETIRED_BY_TYPE = 'resources_by_type';
+/** The first format keeping a resource's named metrics in its record. */
+const NAMED_IN_RECORD_FORMAT = 10;
+const RETIRED_BY_RESOURCE = 'metrics_by_resource';
 /** Records read at a time: what the rewrite holds in memory stays bounded whatever the database's size. */
 const REKEY_BATCH = 10_000;
 
@@ -61,19 +67,48 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
   }
 }
 
+/**
+ * Rewrites every resource record with its named metrics, from
+ * metrics_by_resource (then dropped), a batch of records at a time.
+ */
+function moveNamedMetrics(storage: Storage, task: ProgressTask): void {
+  const byResource = storage.root.openDB<string, MetricByResourceKey>({ ...idKeyed(RETIRED_BY_RESOURCE), ...{ encoder: idValues as object } });
+  const { db } = storage.resources;
+  let after: string | undefined;
+  for (;;) {
+    const batch = [...db.getRange(after === undefined ? { limit: REKEY_BATCH } : { start: after, limit: REKEY_BATCH + 1 })].filter(({ key }) => key !== after);
+    if (batch.length === 0) break;
+    for (const { key: id, value } of batch) {
+      const named = new Map<string, string>();
+      for (const { key, value: metricId } of byResource.getRange({ start: [id, ''], end: [id, '\uffff'] })) named.set(key[1], metricId);
+      db.putSync(id, withNamedMetrics(value, named));
+      task.advance();
+    }
+    after = batch[batch.length - 1]!.key;
+  }
+  rawDatabase(storage.root, RETIRED_BY_RESOURCE).dropSync();
+}
+
 export function upgradeFormat(storage: Storage, progress: Progress = silentProgress): void {
   const found = storage.meta.get('format');
   if (found === FORMAT_VERSION) return;
   const older = (format: number) => typeof found === 'number' && found < format;
   const rekeyed = older(BINARY_UUID_FORMAT) ? Object.keys(ID_KEYED_DBS) : [];
-  const retired = older(WITHOUT_BY_TYPE_FORMAT) && [...storage.root.getKeys()].map(String).includes(RETIRED_BY_TYPE);
-  const total = entryCount(storage.incoming) + rekeyed.reduce((n, name) => n + entryCount(rawDatabase(storage.root, name)), 0);
+  const databases = [...storage.root.getKeys()].map(String);
+  const retired = older(WITHOUT_BY_TYPE_FORMAT) && databases.includes(RETIRED_BY_TYPE);
+  // Not in a directory stamped older by hand: its records have their named metrics already.
+  const named = older(NAMED_IN_RECORD_FORMAT) && databases.includes(RETIRED_BY_RESOURCE);
+  const total =
+    entryCount(storage.incoming) +
+    rekeyed.reduce((n, name) => n + entryCount(rawDatabase(storage.root, name)), 0) +
+    (named ? entryCount(storage.resources) : 0);
   const task = progress.task(`upgrading to format ${FORMAT_VERSION}`, total);
   try {
     storage.root.transactionSync(() => {
       moveFormat1Incoming(storage, task);
       for (const name of rekeyed) rekey(storage, name, task);
       if (retired) rawDatabase(storage.root, RETIRED_BY_TYPE).dropSync();
+      if (named) moveNamedMetrics(storage, task);
       void storage.meta.put('format', FORMAT_VERSION);
     });
   } finally {

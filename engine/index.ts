@@ -29,9 +29,7 @@ import type { Storage } from './storage.js';
 export function dropMetric(storage: Storage, metric: MetricRecord): void {
   const { id } = metric;
   void storage.metrics.remove(id);
-  if (metric.resourceId !== null && metric.name !== null) {
-    void storage.metricsByResource.remove([metric.resourceId, metric.name]);
-  }
+  if (metric.resourceId !== null && metric.name !== null) storage.resources.unnameMetric(metric.resourceId, metric.name, id);
   dropSeries(storage, id);
 }
 
@@ -419,10 +417,11 @@ export class Index {
         throw new BadRequest(`Archive policy ${metric.archivePolicyName} does not exist`);
       }
       if (metric.resourceId !== null && metric.name !== null) {
-        if (this.storage.resources.get(metric.resourceId) === undefined) throw new NoSuchResource(metric.resourceId);
-        const key: [string, string] = [metric.resourceId, metric.name];
-        if (this.storage.metricsByResource.get(key) !== undefined) throw new NamedMetricAlreadyExists(metric.name);
-        void this.storage.metricsByResource.put(key, metric.id);
+        const { resources } = this.storage;
+        if (!resources.doesExist(metric.resourceId)) throw new NoSuchResource(metric.resourceId);
+        const named = resources.metricsOf(metric.resourceId);
+        if (named.has(metric.name)) throw new NamedMetricAlreadyExists(metric.name);
+        resources.setMetrics(metric.resourceId, named.set(metric.name, metric.id));
       }
       this.putMetric(metric);
       return metric;

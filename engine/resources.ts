@@ -5,12 +5,12 @@
  * Key layout (named databases of `storage.ts`):
  *   resource_types       name                      -> ResourceTypeRecord
  *   resources            uuid                      -> ResourceRecord (current revision)
+ *                        and its named metrics (resource-records.ts)
  *   resource_history     [uuid, revision]          -> Revision (closed revisions)
  *   resources_by_revision_start
  *                        [type, revision_start, uuid] -> true (revision-start-index.ts)
  *   resource_values, resource_history_values
  *                        per-field values (resource-value-index.ts)
- *   metrics_by_resource  [uuid, metric name]       -> metric id
  * Revision numbers come from one counter (meta `resourceRevision`), as
  * Gnocchi's history table autoincrements; the current revision is -1.
  * Listing keeps at most `limit` matches in memory whatever the index size.
@@ -32,7 +32,6 @@
  * default-order listing walks resources_by_revision_start to the end of
  * the page.
  */
-import type { Database, Key as LmdbKey } from 'lmdb';
 import type { QueryNode } from '../formats/resource-query.js';
 import type { IndexStore } from './drivers/index-store.js';
 import type { Index, MetricRecord } from './index.js';
@@ -56,6 +55,7 @@ import { compileQuery, fieldKind, fieldOf, type Predicate, type ResourceRecord, 
 import { ResourceValueIndex } from './resource-value-index.js';
 import { BUILTIN_RESOURCE_TYPES, GENERIC, type AttributeDef, type AttributeValue, type ResourceTypeRecord } from './resource-type.js';
 import { RevisionStartIndex } from './revision-start-index.js';
+import type { NamedMetrics } from './resource-records.js';
 import { planSearch, type Plan } from './search-plan.js';
 import type { Storage } from './storage.js';
 
@@ -228,17 +228,6 @@ function splitTarget(at: string): [id: string, revision: number] {
 
 const current = (r: ResourceRecord): Revision => ({ ...r, revision: -1, revisionEnd: null });
 
-/**
- * Writes `value` under `key` unless the key holds one; answers whether it
- * wrote. Inside a write transaction only: there lmdb-js' putSync answers
- * that (its typings say void), and a failed write leaves the transaction
- * usable.
- */
-function putIfAbsent<V, K extends LmdbKey>(db: Database<V, K>, key: K, value: V): boolean {
-  const putSync = db.putSync as unknown as (key: K, value: V, options: { noOverwrite: boolean }) => boolean;
-  return putSync.call(db, key, value, { noOverwrite: true });
-}
-
 /** Read once: a getter into node's internals, called twice for each resource created. */
 const TIME_ORIGIN = performance.timeOrigin;
 
@@ -409,43 +398,36 @@ export class ResourceIndex {
   }
 
   /** Named metrics of a resource, ordered by name. */
-  metricsOf(id: string): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const { key, value } of this.storage.metricsByResource.getRange({ start: [id, ''], end: [id, '\uffff'] })) {
-      out.set(key[1], value);
-    }
-    return out;
+  metricsOf(id: string): NamedMetrics {
+    return this.storage.resources.metricsOf(id);
   }
 
   metricByName(resourceId: string, name: string): MetricRecord | undefined {
-    const id = this.storage.metricsByResource.get([resourceId, name]);
+    const id = this.storage.resources.metricsOf(resourceId).get(name);
     return id === undefined ? undefined : this.index.getMetric(id);
   }
 
   /**
-   * `fresh`: `r` was created in this transaction, so no metric is named
-   * under it yet (metrics_by_resource holds no entry of a resource that does
-   * not exist: deletions remove them, engine/check.ts reports any left) and
-   * a new metric's entry goes in with a plain put. lmdb-js makes a put
-   * without overwrite a lookup and then the put, two descents of the tree:
-   * a collector's first write files thousands.
+   * `named` (the named metrics `r` has) with `metrics` set: new metrics
+   * created, existing ones taken from where they were named. A name `r`
+   * has already is refused, unless given to the metric it names.
    */
-  private setMetrics(r: ResourceRecord, metrics: Map<string, MetricSpec>, fresh = false): void {
-    const { storage } = this;
+  private nameMetrics(r: ResourceRecord, named: NamedMetrics, metrics: Map<string, MetricSpec>): NamedMetrics {
     for (const [name, spec] of metrics) {
-      const key: [string, string] = [r.id, name];
       if (spec.kind === 'existing') {
         const m = this.index.getMetric(spec.id);
         if (m === undefined || m.creator !== r.creator) throw new BadRequest(new NoSuchMetric(spec.id).message);
-        const owner = storage.metricsByResource.get(key);
+        const owner = named.get(name);
         if (owner !== undefined && owner !== m.id) throw new NamedMetricAlreadyExists(name);
-        if (m.resourceId !== null && m.name !== null) void storage.metricsByResource.remove([m.resourceId, m.name]);
+        if (m.resourceId === r.id && m.name !== null) named.delete(m.name);
+        else if (m.resourceId !== null && m.name !== null) this.storage.resources.unnameMetric(m.resourceId, m.name, m.id);
         this.index.putMetric({ ...m, resourceId: r.id, name });
-        void storage.metricsByResource.put(key, m.id);
+        named.set(name, m.id);
       } else {
         if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
           throw new BadRequest(new NoSuchArchivePolicy(spec.archivePolicyName).message);
         }
+        if (named.has(name)) throw new NamedMetricAlreadyExists(name);
         const m: MetricRecord = {
           id: spec.id ?? newMetricId(),
           name,
@@ -454,21 +436,20 @@ export class ResourceIndex {
           creator: r.creator,
           resourceId: r.id,
         };
-        // One write that fails on a taken name rather than a lookup before it: the error rolls the transaction back.
-        if (fresh) void storage.metricsByResource.put(key, m.id);
-        else if (!putIfAbsent(storage.metricsByResource, key, m.id)) throw new NamedMetricAlreadyExists(name);
+        named.set(name, m.id);
         this.index.putMetric(m);
       }
     }
+    return named;
   }
 
-  private detachMetrics(id: string): void {
-    const { storage } = this;
-    for (const { key, value } of [...storage.metricsByResource.getRange({ start: [id, ''], end: [id, '\uffff'] })]) {
-      const m = this.index.getMetric(value);
+  /** Detaches the named metrics of resource `id` (they stay, without a resource); answers the named metrics it is left with: none. */
+  private detachMetrics(id: string): NamedMetrics {
+    for (const metricId of this.storage.resources.metricsOf(id).values()) {
+      const m = this.index.getMetric(metricId);
       if (m !== undefined) this.index.putMetric({ ...m, resourceId: null });
-      void storage.metricsByResource.remove(key);
     }
+    return new Map();
   }
 
   create(type: string, input: NewResource): Promise<ResourceRecord> {
@@ -504,10 +485,10 @@ export class ResourceIndex {
   private insertUnindexed(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
     const { storage } = this;
     const r = newResourceRecord(rt.name, input);
-    // As setMetrics: no lookup before the write, which fails on a taken id.
-    if (!putIfAbsent(storage.resources.db, r.id, r)) throw new ResourceAlreadyExists(input.id);
+    // One write of the record with its metrics, which fails on a taken id: the error rolls the transaction back.
+    const named = input.metrics === undefined ? new Map<string, string>() : this.nameMetrics(r, new Map(), input.metrics);
+    if (!storage.resources.putIfAbsent(r.id, r, named)) throw new ResourceAlreadyExists(input.id);
     this.starts.write(r, true);
-    if (input.metrics !== undefined) this.setMetrics(r, input.metrics, true);
     return r;
   }
 
@@ -540,8 +521,8 @@ export class ResourceIndex {
       this.indexCurrent(next, true);
     }
     if (changes.metrics !== undefined) {
-      if (!appendMetrics) this.detachMetrics(id);
-      this.setMetrics(next, changes.metrics);
+      const named = appendMetrics ? storage.resources.metricsOf(id) : this.detachMetrics(id);
+      storage.resources.setMetrics(id, this.nameMetrics(next, named, changes.metrics));
     }
     return changed ? next : r;
   }
@@ -555,7 +536,10 @@ export class ResourceIndex {
       for (const id of ids) {
         const r = storage.resources.get(id);
         if (r === undefined) continue;
-        for (const metricId of this.metricsOf(id).values()) {
+        const named = this.metricsOf(id);
+        // First, so that removing its metrics has no record of theirs to rewrite.
+        storage.resources.remove(id);
+        for (const metricId of named.values()) {
           const m = this.index.getMetric(metricId);
           if (m !== undefined) {
             this.index.removeMetric(m);
@@ -568,7 +552,6 @@ export class ResourceIndex {
           void storage.resourceHistory.remove(key);
         }
         this.indexCurrent(r, false);
-        void storage.resources.remove(id);
         count++;
       }
       return count;

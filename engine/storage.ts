@@ -12,8 +12,9 @@ import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import type { MetricRecord } from './index.js';
 import { limitKeyLength } from './key-limit.js';
 import { fieldsEncoder } from './record-codec.js';
+import { ResourceRecords } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
-import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uuid-keys.js';
+import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js';
 
 /**
  * Bumped whenever the on-disk layout changes; engine/format-upgrade.ts
@@ -56,9 +57,12 @@ import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from './uu
  * versions 1 to 4 still read and are rewritten as they are updated, so the
  * upgrade from 8 only stamps the version, which keeps a release of format 8,
  * which cannot read such states, from opening the directory.
+ * Version 10 keeps a resource's named metrics in its record
+ * (engine/resource-records.ts) instead of metrics_by_resource: the upgrade
+ * from 9 moves them there and drops that database.
  */
-export const FORMAT_VERSION = 9;
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8];
+export const FORMAT_VERSION = 10;
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -75,6 +79,7 @@ export const ID_KEYED_DBS: Readonly<Record<string, KeyEncoder>> = {
   resources: idKeys,
   resource_history: idFirstKeys,
   resources_by_revision_start: idLastKeys('sn'),
+  // Before format 10 (resource-records.ts): read once, to upgrade.
   metrics_by_resource: idFirstKeys,
 };
 
@@ -101,8 +106,8 @@ export interface Storage {
   readonly stateChunks: Database<Buffer, StateChunkKey>;
   /** Resource types by name (`generic` is implicit). */
   readonly resourceTypes: Database<unknown, string>;
-  /** Current revision of each resource, by resource UUID. */
-  readonly resources: KeyedRecords<ResourceRecord>;
+  /** Current revision of each resource, and its named metrics, by resource UUID. */
+  readonly resources: ResourceRecords;
   /** Past revisions, by (resource UUID, revision number). */
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
   /**
@@ -121,8 +126,6 @@ export interface Storage {
   readonly resourceValues: Database<Buffer, Buffer>;
   /** Index: closed revisions by field value, as resourceValues with the revision in the dup. */
   readonly resourceHistoryValues: Database<Buffer, Buffer>;
-  /** Index: a resource's named metrics, value the metric id (uuid-keys.ts idValues). */
-  readonly metricsByResource: Database<string, MetricByResourceKey>;
   close(): Promise<void>;
 }
 
@@ -269,12 +272,11 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     splits: db({ name: 'splits', encoding: 'binary' }),
     stateChunks: db({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: db({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: new KeyedRecords(db<ResourceRecord, string>({ ...idKeyed('resources'), ...withEncoder(RESOURCE_RECORDS) })),
+    resources: new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS),
     resourceHistory: db({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
     resourcesByRevisionStart: db({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: db({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),
     resourceHistoryValues: db({ name: DUP_SORT_DBS.resourceHistoryValues, ...VALUE_INDEX }),
-    metricsByResource: db({ ...idKeyed('metrics_by_resource'), ...withEncoder(idValues) }),
     close: () => root.close(),
   };
   if (!options.readOnly) {

@@ -86,7 +86,7 @@ describe('checkStorage', () => {
   it('finds no fault in what the engine wrote, having read every kind of record', () => {
     const report = checkStorage(engine.storage);
     expect(report.faults).toEqual([]);
-    expect(report.checked).toMatchObject({ metrics: 2, resources: 2, resource_history: 1, metrics_by_resource: 1 });
+    expect(report.checked).toMatchObject({ metrics: 2, resources: 2, resource_history: 1 });
     expect(report.checked.splits).toBeGreaterThanOrEqual(4);
     expect(report.checked.state_chunks).toBeGreaterThanOrEqual(2);
   });
@@ -238,9 +238,19 @@ describe('checkStorage', () => {
       expected: { kind: 'index-extra', db: 'resource_values', key: ['host', 'host_name', 'two', HOST] },
     },
     {
-      damage: 'a metrics_by_resource entry naming another metric',
-      change: (s) => s.metricsByResource.putSync([HOST, 'cpu'], STANDALONE),
-      expected: { kind: 'index-mismatch', db: 'metrics_by_resource', key: [HOST, 'cpu'] },
+      damage: 'a resource naming another metric',
+      change: (s) => s.resources.setMetrics(HOST, new Map([['cpu', STANDALONE]])),
+      expected: { kind: 'index-mismatch', db: 'resources', key: [HOST, 'cpu'] },
+    },
+    {
+      damage: 'a resource not naming its metric',
+      change: (s) => s.resources.setMetrics(HOST, new Map()),
+      expected: { kind: 'index-missing', db: 'resources', key: [HOST, 'cpu'] },
+    },
+    {
+      damage: 'a resource naming a metric that does not exist',
+      change: (s) => s.resources.setMetrics(HOST, new Map([['cpu', s.resources.metricsOf(HOST).get('cpu')!], ['gone', '3f0c6d28-8c62-4b38-9b8a-5d1f0e9f6a11']])),
+      expected: { kind: 'index-extra', db: 'resources', key: [HOST, 'gone'] },
     },
     {
       damage: 'a resource whose type is gone',

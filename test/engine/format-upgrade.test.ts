@@ -17,7 +17,8 @@ import { DEFAULT_RESOURCE_SORT, parseResourceSorts } from '../../engine/resource
 import { entryCount } from '../../engine/db-stats.js';
 import { decodeKey } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
-import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, openStorage, type Storage } from '../../engine/storage.js';
+import { splitStoredValue } from '../../engine/resource-records.js';
+import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, idKeyed, openStorage, type MetricByResourceKey, type Storage } from '../../engine/storage.js';
 import { validateResourceQuery } from '../../formats/resource-query.js';
 import { StorageKeyTooLong } from '../../engine/key-limit.js';
 import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from '../../engine/uuid-keys.js';
@@ -85,6 +86,9 @@ describe('UUID keys', () => {
   });
 });
 
+/** The ids of the metrics named on resources. */
+const namedMetricIds = (storage: Storage) => [...storage.resources.getRange()].flatMap(({ metrics }) => [...metrics.values()]);
+
 describe('opening a format 5 directory', () => {
   const dirs: string[] = [];
   afterEach(() => {
@@ -94,9 +98,18 @@ describe('opening a format 5 directory', () => {
   const open = (dataDir: string) =>
     Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
 
-  /** Rewrites the keys as format 5 stored them (ordered-binary, UUIDs as text) and stamps format 5. */
+  /**
+   * Moves the named metrics back into metrics_by_resource, rewrites the keys
+   * as format 5 stored them (ordered-binary, UUIDs as text) and stamps format 5.
+   */
   function toFormat5(storage: Storage): void {
     storage.root.transactionSync(() => {
+      const byResource = storage.root.openDB<Buffer, MetricByResourceKey>({ ...idKeyed('metrics_by_resource'), encoding: 'binary' });
+      for (const { key, value } of [...storage.resources.db.getRange()]) {
+        const { record, metrics } = splitStoredValue(value);
+        for (const [name, metricId] of metrics) void byResource.put([key, name], idValues.encode(metricId));
+        void storage.resources.db.put(key, Buffer.from(record));
+      }
       for (const [name, encoder] of Object.entries(ID_KEYED_DBS)) {
         const raw = storage.root.openDB<Buffer, Buffer>({ name, encoding: 'binary', keyEncoding: 'binary' });
         const entries = [...raw.getRange()].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
@@ -133,7 +146,7 @@ describe('opening a format 5 directory', () => {
       await resources.create('generic', { id, originalResourceId: id, creator: 'x', userId: null, projectId: null, endedAt: null, attrs: {}, metrics: new Map([['cpu', { kind: 'new', archivePolicyName: 'p', unit: null }]]) });
       await resources.update('generic', id, { userId: 'u' });
     }
-    const metricIds = [...engine.storage.metricsByResource.getRange()].map(({ value }) => value);
+    const metricIds = namedMetricIds(engine.storage);
     const loose = await engine.index.createMetric({ id: 'not-a-uuid', name: null, unit: null, archivePolicyName: 'p', creator: 'x', resourceId: null });
     metricIds.push(loose.id);
     // 400 irregular points: the open split has chunk records (past INLINE_CHUNK_BYTES) as well as inline rows.
@@ -191,7 +204,7 @@ describe('opening a directory written by a format 6 release', () => {
         .map((r) => `${r.id}@${r.revision}`),
     );
     const measures: Record<string, unknown> = {};
-    for (const id of [...engine.storage.metricsByResource.getRange()].map(({ value }) => value).sort()) {
+    for (const id of namedMetricIds(engine.storage).sort()) {
       const metric = (await engine.index.getMetric(id))!;
       measures[id] = (await engine.getMeasures(metric, { method: 'mean' })).map((s) => [[...s.timestamps], [...s.values]]);
     }

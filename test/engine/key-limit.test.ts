@@ -3,13 +3,16 @@
 // with (LMDB's own limit is 4026 at 8 KB pages), checked where lmdb-js
 // checks its own (writes, the end of a range), while a lookup of a longer
 // key finds nothing instead of failing.
+import { randomUUID } from 'node:crypto';
 import { open } from 'lmdb';
 import { describe, expect, it } from 'vitest';
 import { MAX_STORAGE_KEY_BYTES, StorageKeyTooLong } from '../../engine/key-limit.js';
+import type { ResourceRecord } from '../../engine/resource-search.js';
 import { dbPath, openStorage, type Storage } from '../../engine/storage.js';
 import { tempDirs } from '../temp-dirs.js';
 
 const U = '0000db83-68ff-5923-8857-1c374bafaf18';
+const RESOURCE: ResourceRecord = { id: U, type: 'generic', originalResourceId: U, creator: 'c', userId: null, projectId: null, startedAt: 0, endedAt: null, revisionStart: 0, attrs: {} };
 const a = (n: number) => 'a'.repeat(n);
 
 const dataDir = tempDirs('gnocchi-key-limit-');
@@ -30,8 +33,8 @@ const WRITES: [string, Write, number][] = [
   ['an archive policy, by its name alone', (s, n) => s.policies.put(a(n), { name: a(n) }), MAX_STORAGE_KEY_BYTES],
   ['a rule, by its name alone', (s, n) => s.rules.put(a(n), { name: a(n) }), MAX_STORAGE_KEY_BYTES],
   ['a resource type, by its name alone', (s, n) => s.resourceTypes.put(a(n), { name: a(n) }), MAX_STORAGE_KEY_BYTES],
-  // The resource's UUID (tag and 16 bytes) and a separator before the name.
-  ['a resource metric, by its resource and name', (s, n) => s.metricsByResource.put([U, a(n)], U), MAX_STORAGE_KEY_BYTES - 18],
+  // As its key in metrics_by_resource, before format 10: the resource's UUID (tag and 16 bytes) and a separator before the name.
+  ['a resource metric\'s name', (s, n) => Promise.resolve(s.resources.putIfAbsent(randomUUID(), RESOURCE, new Map([[a(n), U]]))), MAX_STORAGE_KEY_BYTES - 18],
   // The type's name, a separator, revision_start (9 bytes), a separator, the UUID.
   ['a resource, by its type and revision_start', (s, n) => s.resourcesByRevisionStart.put([a(n), 1, U], true), MAX_STORAGE_KEY_BYTES - 28],
 ];

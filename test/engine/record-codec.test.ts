@@ -89,7 +89,7 @@ describe('index records as arrays of their fields', () => {
         await storage.metrics.put(ID, METRIC);
         await storage.resources.put('not-a-uuid', { ...RESOURCE, id: 'not-a-uuid' });
         expect(storage.metrics.get(ID)).toEqual(METRIC);
-        expect([...storage.resources.getRange()]).toEqual([{ key: 'not-a-uuid', value: { ...RESOURCE, id: 'not-a-uuid' }, version: undefined }]);
+        expect([...storage.resources.getRange()]).toEqual([{ key: 'not-a-uuid', value: { ...RESOURCE, id: 'not-a-uuid' }, metrics: new Map() }]);
         expect(storage.metrics.db.getBinary(ID)![0], 'stored without it').toBe(0xc1);
         await storage.close();
       } finally {

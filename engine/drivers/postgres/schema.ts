@@ -63,7 +63,7 @@ const SCHEMA = [
      archive_policy_name text COLLATE "C" NOT NULL,
      creator text COLLATE "C" NOT NULL,
      resource_id text COLLATE "C")`,
-  // A resource's named metrics (LMDB's metrics_by_resource).
+  // A resource's named metrics (in LMDB, in the resource's record: engine/resource-records.ts).
   `CREATE UNIQUE INDEX metrics_resource_name ON metrics (resource_id, name) WHERE resource_id IS NOT NULL AND name IS NOT NULL`,
   `CREATE INDEX metrics_policy ON metrics (archive_policy_name)`,
   `CREATE TABLE resource_types (

@@ -1,0 +1,173 @@
+/**
+ * The `resources` database: each current resource's record together with
+ * its named metrics (name -> metric id). The named metrics had a database
+ * of their own, metrics_by_resource: a record per metric keyed by the
+ * resource's UUID and the name, 37 bytes of key and LMDB's node for 17 of
+ * value, in pages a random UUID order leaves a third empty. In the record
+ * they cost the name and the id, and a collector's new series one LMDB
+ * write fewer (bench/RESULTS.md, session 27).
+ *
+ * A value: the record's length (varuint), the record (storage.ts'
+ * RESOURCE_RECORDS, without the id the key holds), then each named metric
+ * in name order (UTF-8 bytes): the name's length (varuint), the name, the
+ * id's length (varuint), the id (uuid-keys.ts idValues). Metric names keep
+ * the storage key limit they had as part of a key (key-limit.ts), so that
+ * a name is accepted or refused as before.
+ */
+import type { Database } from 'lmdb';
+import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
+import { checkKeyLength } from './key-limit.js';
+import type { RecordEncoder } from './record-codec.js';
+import type { ResourceRecord } from './resource-search.js';
+import { idFirstKeys, idValues } from './uuid-keys.js';
+
+/** A resource's named metrics: metric id by name. */
+export type NamedMetrics = Map<string, string>;
+
+/** A stored value that does not read as this layout. */
+export class CorruptResourceValue extends Error {}
+
+function varuintAt(bytes: Uint8Array, at: number): { value: number; next: number } {
+  const read = readVaruint(bytes, at);
+  if (typeof read === 'string') throw new CorruptResourceValue(`resource value: ${read} length at byte ${at}`);
+  return read;
+}
+
+/** Where the named metrics of `value` start, and its record's bytes. */
+function recordPart(value: Uint8Array): { record: Uint8Array; metricsAt: number } {
+  const { value: length, next } = varuintAt(value, 0);
+  if (next + length > value.length) throw new CorruptResourceValue('resource value: record past its end');
+  return { record: value.subarray(next, next + length), metricsAt: next + length };
+}
+
+/** The record's bytes and the named metrics of a stored value. */
+export function splitStoredValue(value: Uint8Array): { record: Uint8Array; metrics: NamedMetrics } {
+  const { record, metricsAt } = recordPart(value);
+  return { record, metrics: readNamedMetrics(value, metricsAt) };
+}
+
+/** The named metrics of `value`, from `at`, in stored order. */
+function readNamedMetrics(value: Uint8Array, at = recordPart(value).metricsAt): NamedMetrics {
+  const out: NamedMetrics = new Map();
+  let p = at;
+  while (p < value.length) {
+    const name = varuintAt(value, p);
+    const nameEnd = name.next + name.value;
+    const id = varuintAt(value, nameEnd);
+    const idEnd = id.next + id.value;
+    if (idEnd > value.length) throw new CorruptResourceValue(`resource value: named metric past its end at byte ${p}`);
+    out.set(Buffer.from(value.buffer, value.byteOffset + name.next, name.value).toString('utf8'), idValues.decode(value.subarray(id.next, idEnd)));
+    p = idEnd;
+  }
+  return out;
+}
+
+/** The bytes of `metrics`, in name order. */
+function namedMetricsBytes(metrics: NamedMetrics): Buffer[] {
+  const entries = [...metrics].map(([name, id]) => [Buffer.from(name, 'utf8'), idValues.encode(id)] as const);
+  entries.sort(([a], [b]) => Buffer.compare(a, b));
+  const parts: Buffer[] = [];
+  for (const [name, id] of entries) {
+    const head = Buffer.allocUnsafe(varuintSize(name.length));
+    writeVaruint(head, name.length, 0);
+    const idHead = Buffer.allocUnsafe(varuintSize(id.length));
+    writeVaruint(idHead, id.length, 0);
+    parts.push(head, name, idHead, id);
+  }
+  return parts;
+}
+
+/** A stored value: `record`'s bytes and named metrics (`metrics`, or bytes already laid out). */
+function storedValue(record: Uint8Array, metrics: NamedMetrics | Uint8Array): Buffer {
+  const head = Buffer.allocUnsafe(varuintSize(record.length));
+  writeVaruint(head, record.length, 0);
+  return Buffer.concat([head, record, ...(metrics instanceof Uint8Array ? [metrics] : namedMetricsBytes(metrics))]);
+}
+
+/** lmdb-js' putSync answers whether it wrote when told not to overwrite; its typings say void. */
+type PutSyncNoOverwrite = (key: string, value: Buffer, options: { noOverwrite: true }) => boolean;
+
+export class ResourceRecords {
+  constructor(
+    /** Keyed by resource id (uuid-keys.ts idKeys), values as laid out above. */
+    readonly db: Database<Buffer, string>,
+    private readonly codec: RecordEncoder<ResourceRecord>,
+  ) {}
+
+  get(id: string): ResourceRecord | undefined {
+    const value = this.db.getBinaryFast(id);
+    return value === undefined ? undefined : this.decoded(id, recordPart(value).record);
+  }
+
+  /** The named metrics of resource `id` (none when it does not exist), in name order. */
+  metricsOf(id: string): NamedMetrics {
+    const value = this.db.getBinaryFast(id);
+    return value === undefined ? new Map() : readNamedMetrics(value);
+  }
+
+  /** Every record and its named metrics, in key order. */
+  *getRange(): Generator<{ key: string; value: ResourceRecord; metrics: NamedMetrics }> {
+    for (const { key, value } of this.db.getRange()) {
+      const { record, metrics } = splitStoredValue(value);
+      yield { key, value: this.decoded(key, record), metrics };
+    }
+  }
+
+  doesExist(id: string): boolean {
+    return this.db.doesExist(id);
+  }
+
+  /** Writes `record` as resource `id`'s, keeping its named metrics; inside a write transaction. */
+  put(id: string, record: ResourceRecord): void {
+    const old = this.db.getBinaryFast(id);
+    const metrics = old === undefined ? new Uint8Array(0) : Buffer.from(old.subarray(recordPart(old).metricsAt, old.length));
+    this.db.putSync(id, storedValue(this.codec.encode(record), metrics));
+  }
+
+  /** Writes a new resource with `metrics` unless `id` holds one; answers whether it wrote. Inside a write transaction. */
+  putIfAbsent(id: string, record: ResourceRecord, metrics: NamedMetrics): boolean {
+    for (const name of metrics.keys()) checkNameLength(id, name);
+    const putSync = this.db.putSync as unknown as PutSyncNoOverwrite;
+    return putSync.call(this.db, id, storedValue(this.codec.encode(record), metrics), { noOverwrite: true });
+  }
+
+  /** Replaces the named metrics of resource `id`, which exists; inside a write transaction. */
+  setMetrics(id: string, metrics: NamedMetrics): void {
+    for (const name of metrics.keys()) checkNameLength(id, name);
+    const old = this.db.getBinaryFast(id);
+    if (old === undefined) throw new Error(`resource ${id} does not exist`);
+    this.db.putSync(id, storedValue(Buffer.from(recordPart(old).record), metrics));
+  }
+
+  /** Takes `name` off resource `resourceId`'s named metrics if it names `metricId` there; inside a write transaction. */
+  unnameMetric(resourceId: string, name: string, metricId: string): void {
+    const named = this.metricsOf(resourceId);
+    if (named.get(name) !== metricId) return;
+    named.delete(name);
+    this.setMetrics(resourceId, named);
+  }
+
+  remove(id: string): boolean {
+    return this.db.removeSync(id);
+  }
+
+  getStats(): unknown {
+    return this.db.getStats();
+  }
+
+  private decoded(id: string, bytes: Uint8Array): ResourceRecord {
+    const record = this.codec.decode(bytes);
+    record.id = id;
+    return record;
+  }
+}
+
+/** A value of the layout before format 10 (the record alone) with `metrics`. */
+export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics): Buffer {
+  return storedValue(record, metrics);
+}
+
+/** Refuses a metric name longer than its key in metrics_by_resource could be (key-limit.ts). */
+function checkNameLength(resourceId: string, name: string): void {
+  checkKeyLength(idFirstKeys, [resourceId, name]);
+}
