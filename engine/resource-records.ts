@@ -16,7 +16,7 @@
  */
 import type { Database } from 'lmdb';
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
-import { checkKeyLength } from './key-limit.js';
+import { checkKeyLength, MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import type { RecordEncoder } from './record-codec.js';
 import type { ResourceRecord } from './resource-search.js';
 import { idFirstKeys, idValues } from './uuid-keys.js';
@@ -62,26 +62,35 @@ function readNamedMetrics(value: Uint8Array, at = recordPart(value).metricsAt): 
   return out;
 }
 
-/** The bytes of `metrics`, in name order. */
-function namedMetricsBytes(metrics: NamedMetrics): Buffer[] {
-  const entries = [...metrics].map(([name, id]) => [Buffer.from(name, 'utf8'), idValues.encode(id)] as const);
-  entries.sort(([a], [b]) => Buffer.compare(a, b));
-  const parts: Buffer[] = [];
-  for (const [name, id] of entries) {
-    const head = Buffer.allocUnsafe(varuintSize(name.length));
-    writeVaruint(head, name.length, 0);
-    const idHead = Buffer.allocUnsafe(varuintSize(id.length));
-    writeVaruint(idHead, id.length, 0);
-    parts.push(head, name, idHead, id);
-  }
-  return parts;
-}
-
-/** A stored value: `record`'s bytes and named metrics (`metrics`, or bytes already laid out). */
+/**
+ * A stored value: `record`'s bytes and named metrics (`metrics`, or bytes
+ * already laid out), in one buffer (a collector's new series writes one).
+ */
 function storedValue(record: Uint8Array, metrics: NamedMetrics | Uint8Array): Buffer {
-  const head = Buffer.allocUnsafe(varuintSize(record.length));
-  writeVaruint(head, record.length, 0);
-  return Buffer.concat([head, record, ...(metrics instanceof Uint8Array ? [metrics] : namedMetricsBytes(metrics))]);
+  let size = varuintSize(record.length) + record.length;
+  const entries: [name: Buffer, id: Buffer][] = [];
+  if (metrics instanceof Uint8Array) size += metrics.length;
+  else {
+    for (const [name, id] of metrics) {
+      const entry: [Buffer, Buffer] = [Buffer.from(name, 'utf8'), idValues.encode(id)];
+      entries.push(entry);
+      size += varuintSize(entry[0].length) + entry[0].length + varuintSize(entry[1].length) + entry[1].length;
+    }
+    if (entries.length > 1) entries.sort(([a], [b]) => Buffer.compare(a, b));
+  }
+  const out = Buffer.allocUnsafe(size);
+  let p = writeVaruint(out, record.length, 0);
+  out.set(record, p);
+  p += record.length;
+  if (metrics instanceof Uint8Array) out.set(metrics, p);
+  for (const [name, id] of entries) {
+    p = writeVaruint(out, name.length, p);
+    out.set(name, p);
+    p = writeVaruint(out, id.length, p + name.length);
+    out.set(id, p);
+    p += id.length;
+  }
+  return out;
 }
 
 /** lmdb-js' putSync answers whether it wrote when told not to overwrite; its typings say void. */
@@ -167,7 +176,13 @@ export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics): Buf
   return storedValue(record, metrics);
 }
 
-/** Refuses a metric name longer than its key in metrics_by_resource could be (key-limit.ts). */
+/** The key of a resource's id and a separator: what a name's key in metrics_by_resource had before the name. */
+const KEY_BEFORE_NAME = 18;
+/** Bytes ordered-binary writes a character in at most. */
+const KEY_BYTES_A_CHARACTER = 3;
+
+/** Refuses a metric name longer than its key in metrics_by_resource could be (key-limit.ts); encodes only a name that may be. */
 function checkNameLength(resourceId: string, name: string): void {
+  if (KEY_BEFORE_NAME + KEY_BYTES_A_CHARACTER * name.length <= MAX_STORAGE_KEY_BYTES) return;
   checkKeyLength(idFirstKeys, [resourceId, name]);
 }
