@@ -19,7 +19,7 @@ import { moveFormat1Incoming } from './incoming-upgrade.js';
 import { MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { withNamedMetrics } from './resource-records.js';
-import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, rawDatabase, type MetricByResourceKey, type Storage } from './storage.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, NAMED_METRICS_IN_RECORDS, rawDatabase, type MetricByResourceKey, type Storage } from './storage.js';
 import { bufferToKeyValue, idValues, keyValueToBuffer } from './uuid-keys.js';
 
 /** The first format whose keys hold UUIDs as bytes. */
@@ -94,10 +94,8 @@ export function upgradeFormat(storage: Storage, progress: Progress = silentProgr
   if (found === FORMAT_VERSION) return;
   const older = (format: number) => typeof found === 'number' && found < format;
   const rekeyed = older(BINARY_UUID_FORMAT) ? Object.keys(ID_KEYED_DBS) : [];
-  const databases = [...storage.root.getKeys()].map(String);
-  const retired = older(WITHOUT_BY_TYPE_FORMAT) && databases.includes(RETIRED_BY_TYPE);
-  // Not in a directory stamped older by hand: its records have their named metrics already.
-  const named = older(NAMED_IN_RECORD_FORMAT) && databases.includes(RETIRED_BY_RESOURCE);
+  const retired = older(WITHOUT_BY_TYPE_FORMAT) && [...storage.root.getKeys()].map(String).includes(RETIRED_BY_TYPE);
+  const named = older(NAMED_IN_RECORD_FORMAT) && storage.meta.get(NAMED_METRICS_IN_RECORDS) !== true;
   const total =
     entryCount(storage.incoming) +
     rekeyed.reduce((n, name) => n + entryCount(rawDatabase(storage.root, name)), 0) +
@@ -109,6 +107,7 @@ export function upgradeFormat(storage: Storage, progress: Progress = silentProgr
       for (const name of rekeyed) rekey(storage, name, task);
       if (retired) rawDatabase(storage.root, RETIRED_BY_TYPE).dropSync();
       if (named) moveNamedMetrics(storage, task);
+      void storage.meta.put(NAMED_METRICS_IN_RECORDS, true);
       void storage.meta.put('format', FORMAT_VERSION);
     });
   } finally {

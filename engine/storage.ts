@@ -62,6 +62,12 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * from 9 moves them there and drops that database.
  */
 export const FORMAT_VERSION = 10;
+/**
+ * Meta key set in a directory whose resource records hold their named
+ * metrics (created or upgraded at format 10 or later), so that the upgrade
+ * moves them once, also in a directory stamped older by hand.
+ */
+export const NAMED_METRICS_IN_RECORDS = 'namedMetricsInRecords';
 const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 /**
@@ -281,7 +287,10 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   };
   if (!options.readOnly) {
     const found = storage.meta.get('format');
-    if (found === undefined) storage.meta.putSync('format', FORMAT_VERSION);
+    if (found === undefined) {
+      storage.meta.putSync('format', FORMAT_VERSION);
+      storage.meta.putSync(NAMED_METRICS_IN_RECORDS, true);
+    }
     else if (found !== FORMAT_VERSION && !UPGRADABLE_VERSIONS.includes(found)) {
       void root.close();
       throw new FormatVersionMismatch(found, dataDir);

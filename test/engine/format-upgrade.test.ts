@@ -18,7 +18,7 @@ import { entryCount } from '../../engine/db-stats.js';
 import { decodeKey } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
 import { splitStoredValue } from '../../engine/resource-records.js';
-import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, idKeyed, openStorage, type MetricByResourceKey, type Storage } from '../../engine/storage.js';
+import { dbPath, FORMAT_VERSION, ID_KEYED_DBS, idKeyed, NAMED_METRICS_IN_RECORDS, openStorage, type MetricByResourceKey, type Storage } from '../../engine/storage.js';
 import { validateResourceQuery } from '../../formats/resource-query.js';
 import { StorageKeyTooLong } from '../../engine/key-limit.js';
 import { idFirstKeys, idKeys, idLastKeys, idValues, type KeyEncoder } from '../../engine/uuid-keys.js';
@@ -110,6 +110,7 @@ describe('opening a format 5 directory', () => {
         for (const [name, metricId] of metrics) void byResource.put([key, name], idValues.encode(metricId));
         void storage.resources.db.put(key, Buffer.from(record));
       }
+      void storage.meta.remove(NAMED_METRICS_IN_RECORDS);
       for (const [name, encoder] of Object.entries(ID_KEYED_DBS)) {
         const raw = storage.root.openDB<Buffer, Buffer>({ name, encoding: 'binary', keyEncoding: 'binary' });
         const entries = [...raw.getRange()].map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
