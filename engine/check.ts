@@ -108,6 +108,7 @@ class Checker {
   private readonly faultsIn = new Map<string, number>();
   private readonly expected = new Map<string, number>();
   private lastMetricId: string | undefined;
+  private lastResource: { id: string; named: NamedMetrics | undefined } | undefined;
   private lastMetric: { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
   /** The series records as processing and reads see them. */
   private readonly series: SeriesSnapshot;
@@ -146,19 +147,33 @@ class Checker {
     return this.lastMetric;
   }
 
+  /**
+   * The named metrics of resource `id`, undefined when it does not exist.
+   * The last resource's are kept: a resource's metrics, created together,
+   * have neighbouring ids (metric-id.ts), so the walk of metrics reads each
+   * resource's once, not once per metric.
+   */
+  private namedMetricsOf(id: string): NamedMetrics | undefined {
+    if (this.lastResource?.id !== id) {
+      this.lastResource = { id, named: this.storage.resources.doesExist(id) ? this.storage.resources.metricsOf(id) : undefined };
+    }
+    return this.lastResource.named;
+  }
+
   metrics(): void {
     const { storage } = this;
     for (const { key, value: m } of storage.metrics.getRange()) {
       this.read('metrics');
-            if (storage.policies.get(m.archivePolicyName) === undefined) {
+      if (storage.policies.get(m.archivePolicyName) === undefined) {
         this.fault('metric-policy-missing', 'metrics', key, `archive policy ${m.archivePolicyName} does not exist`);
       }
       if (m.resourceId === null) continue;
-      if (storage.resources.get(m.resourceId) === undefined) {
+      const resourceNames = this.namedMetricsOf(m.resourceId);
+      if (resourceNames === undefined) {
         this.fault('metric-resource-missing', 'metrics', key, `resource ${m.resourceId} does not exist`);
       }
       if (m.name === null) continue;
-      const named = storage.resources.metricsOf(m.resourceId).get(m.name);
+      const named = resourceNames?.get(m.name);
       if (named === undefined) this.fault('index-missing', 'resources', [m.resourceId, m.name], `metric ${m.id} is not named on its resource`);
       else if (named !== m.id) this.fault('index-mismatch', 'resources', [m.resourceId, m.name], `names metric ${named}, expected ${m.id}`);
     }
