@@ -13,13 +13,13 @@
  * Other changes since format 1 only need the stamp: their older records
  * still read.
  */
-import type { Key } from 'lmdb';
+import type { Database, Key } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { moveFormat1Incoming } from './incoming-upgrade.js';
 import { MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { withNamedMetrics } from './resource-records.js';
-import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, NAMED_METRICS_IN_RECORDS, rawDatabase, type MetricByResourceKey, type Storage } from './storage.js';
+import { FORMAT_VERSION, ID_KEYED_DBS, idKeyed, NAMED_METRICS_IN_RECORDS, rawDatabase, withEncoder, type MetricByResourceKey, type Storage } from './storage.js';
 import { bufferToKeyValue, idValues, keyValueToBuffer } from './uuid-keys.js';
 
 /** The first format whose keys hold UUIDs as bytes. */
@@ -32,6 +32,23 @@ const NAMED_IN_RECORD_FORMAT = 10;
 const RETIRED_BY_RESOURCE = 'metrics_by_resource';
 /** Records read at a time: what the rewrite holds in memory stays bounded whatever the database's size. */
 const REKEY_BATCH = 10_000;
+
+/**
+ * The records of `db` in key order, REKEY_BATCH at a time, each batch read
+ * whole before it is given: the caller may write between batches (`same`
+ * tells the last key read, from which the next batch starts).
+ */
+function* batchesOf<K extends Key, V>(db: Database<V, K>, same: (a: K, b: K) => boolean): Generator<{ key: K; value: V }[]> {
+  let after: K | undefined;
+  for (;;) {
+    const batch = [...db.getRange(after === undefined ? { limit: REKEY_BATCH + 1 } : { start: after, limit: REKEY_BATCH + 1 })].filter(
+      ({ key }) => after === undefined || !same(key, after),
+    );
+    if (batch.length === 0) return;
+    yield batch;
+    after = batch[batch.length - 1]!.key;
+  }
+}
 
 /**
  * Rewrites every key of the database `name`, stored as ordered-binary, with
@@ -47,13 +64,8 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
   const encoder = ID_KEYED_DBS[name]!;
   // Keys of any directory are within the engine's limit (its 4 KB pages' own), and a rewrite only shortens them.
   const scratch = Buffer.allocUnsafe(MAX_STORAGE_KEY_BYTES);
-  let after: Buffer | undefined;
-  for (;;) {
-    const batch = [...raw.getRange(after === undefined ? { limit: REKEY_BATCH + 1 } : { start: after, limit: REKEY_BATCH + 1 })]
-      .filter(({ key }) => after === undefined || !key.equals(after))
-      .map(({ key, value }) => ({ key: Buffer.from(key), value: Buffer.from(value) }));
-    if (batch.length === 0) return;
-    for (const { key, value } of batch) {
+  for (const read of batchesOf(raw, (a, b) => a.equals(b))) {
+    for (const { key, value } of read.map((r) => ({ key: Buffer.from(r.key), value: Buffer.from(r.value) }))) {
       task.advance();
       const logical = bufferToKeyValue(key);
       // Written by this format already (a directory stamped older by hand): ordered-binary does not read it back.
@@ -63,7 +75,6 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
       void raw.remove(key);
       void keyed.put(logical as Key, value);
     }
-    after = batch[batch.length - 1]!.key;
   }
 }
 
@@ -72,19 +83,15 @@ function rekey(storage: Storage, name: string, task: ProgressTask): void {
  * metrics_by_resource (then dropped), a batch of records at a time.
  */
 function moveNamedMetrics(storage: Storage, task: ProgressTask): void {
-  const byResource = storage.root.openDB<string, MetricByResourceKey>({ ...idKeyed(RETIRED_BY_RESOURCE), ...{ encoder: idValues as object } });
+  const byResource = storage.root.openDB<string, MetricByResourceKey>({ ...idKeyed(RETIRED_BY_RESOURCE), ...withEncoder(idValues) });
   const { db } = storage.resources;
-  let after: string | undefined;
-  for (;;) {
-    const batch = [...db.getRange(after === undefined ? { limit: REKEY_BATCH } : { start: after, limit: REKEY_BATCH + 1 })].filter(({ key }) => key !== after);
-    if (batch.length === 0) break;
+  for (const batch of batchesOf(db, (a, b) => a === b)) {
     for (const { key: id, value } of batch) {
       const named = new Map<string, string>();
       for (const { key, value: metricId } of byResource.getRange({ start: [id, ''], end: [id, '\uffff'] })) named.set(key[1], metricId);
       db.putSync(id, withNamedMetrics(value, named));
       task.advance();
     }
-    after = batch[batch.length - 1]!.key;
   }
   rawDatabase(storage.root, RETIRED_BY_RESOURCE).dropSync();
 }

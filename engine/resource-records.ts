@@ -65,8 +65,9 @@ function readNamedMetrics(value: Uint8Array, at = recordPart(value).metricsAt): 
 /**
  * A stored value: `record`'s bytes and named metrics (`metrics`, or bytes
  * already laid out), in one buffer (a collector's new series writes one).
+ * The upgrade from format 9 makes one of each record there was.
  */
-function storedValue(record: Uint8Array, metrics: NamedMetrics | Uint8Array): Buffer {
+export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uint8Array): Buffer {
   let size = varuintSize(record.length) + record.length;
   const entries: [name: Buffer, id: Buffer][] = [];
   if (metrics instanceof Uint8Array) size += metrics.length;
@@ -130,14 +131,14 @@ export class ResourceRecords {
   put(id: string, record: ResourceRecord): void {
     const old = this.db.getBinaryFast(id);
     const metrics = old === undefined ? new Uint8Array(0) : Buffer.from(old.subarray(recordPart(old).metricsAt, old.length));
-    this.db.putSync(id, storedValue(this.codec.encode(record), metrics));
+    this.db.putSync(id, withNamedMetrics(this.codec.encode(record), metrics));
   }
 
   /** Writes a new resource with `metrics` unless `id` holds one; answers whether it wrote. Inside a write transaction. */
   putIfAbsent(id: string, record: ResourceRecord, metrics: NamedMetrics): boolean {
     for (const name of metrics.keys()) checkNameLength(id, name);
     const putSync = this.db.putSync as unknown as PutSyncNoOverwrite;
-    return putSync.call(this.db, id, storedValue(this.codec.encode(record), metrics), { noOverwrite: true });
+    return putSync.call(this.db, id, withNamedMetrics(this.codec.encode(record), metrics), { noOverwrite: true });
   }
 
   /** Replaces the named metrics of resource `id`, which exists; inside a write transaction. */
@@ -145,7 +146,7 @@ export class ResourceRecords {
     for (const name of metrics.keys()) checkNameLength(id, name);
     const old = this.db.getBinaryFast(id);
     if (old === undefined) throw new Error(`resource ${id} does not exist`);
-    this.db.putSync(id, storedValue(Buffer.from(recordPart(old).record), metrics));
+    this.db.putSync(id, withNamedMetrics(Buffer.from(recordPart(old).record), metrics));
   }
 
   /** Takes `name` off resource `resourceId`'s named metrics if it names `metricId` there; inside a write transaction. */
@@ -169,11 +170,6 @@ export class ResourceRecords {
     record.id = id;
     return record;
   }
-}
-
-/** A value of the layout before format 10 (the record alone) with `metrics`. */
-export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics): Buffer {
-  return storedValue(record, metrics);
 }
 
 /** The key of a resource's id and a separator: what a name's key in metrics_by_resource had before the name. */

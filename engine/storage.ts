@@ -197,7 +197,7 @@ const VALUE_INDEX = {
 } as const;
 
 /** lmdb-js takes `encoder` at run time; its database options' type does not name it. */
-const withEncoder = (encoder: object) => ({ encoder });
+export const withEncoder = (encoder: object) => ({ encoder });
 /** Options of a database of ID_KEYED_DBS: its name and key encoder. */
 export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
 const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
