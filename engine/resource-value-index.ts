@@ -261,8 +261,9 @@ export class ResourceValueIndex {
         // Stepping a few entries beats lmdb's native count, which cannot stop early.
         for (const _ of db.getRange({ ...bounds, limit: cap - n + 1 })) n++;
       } else {
-        // Native: per key, LMDB's count of its dups.
-        n += db.getCount(bounds);
+        // Native: per key, LMDB's count of its dups. A copy of the bounds: lmdb-js marks the options it counts
+        // with, and the history source of the same range shares them.
+        n += db.getCount({ ...bounds });
       }
     }
     return n;

@@ -138,6 +138,17 @@ describe('resources created together (a collector write)', () => {
   });
 });
 
+describe('the estimate of a range of current and closed revisions', () => {
+  it('counts both, whichever way each is counted (natively past 1,000)', async () => {
+    // 1,200 current revisions of project `shared` and 5 closed ones: an `and` caps the project's count at the
+    // creator's 1,205, so its current entries are counted natively and its closed ones stepped through.
+    await lmdb().createAndExtend('a', Array.from({ length: 1200 }, (_, i) => resource(id('a', i), { tier: 'gold' })), []);
+    for (let i = 0; i < 5; i++) await lmdb().update('a', id('a', i), { attrs: { tier: 'silver' } });
+    const filter = { and: [{ '=': { creator: 'c:p' } }, { '=': { project_id: 'shared' } }] };
+    expect(search('a', filter, true)).toHaveLength(1205);
+  });
+});
+
 describe('ids that are not UUIDs', () => {
   it('are found, updated and deleted like the others', async () => {
     await populate();
