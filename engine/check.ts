@@ -31,6 +31,7 @@ import type { NamedMetrics } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
 import { indexedFields, targetOf } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
+import { startedAtRevision } from './revision-start-index.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
 import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
 import { lmdbSnapshot } from './drivers/lmdb/series.js';
@@ -405,7 +406,7 @@ class Checker {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;
       }
-      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], true);
+      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], startedAtRevision(r));
       this.expectValues('resource_values', storage.resourceValues, currentRevision(r), attrs);
     }
     for (const { key, value } of storage.resourceHistory.getRange()) {

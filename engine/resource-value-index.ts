@@ -11,7 +11,9 @@
  * without reading them. Current revisions are not filed by `revision_start`
  * nor by `revision_end` (NULL on every one): resources_by_revision_start
  * answers both (revision-start-index.ts), also for history searches, which
- * find current revisions by them too.
+ * find current revisions by them too. Nor by a `started_at` that is their
+ * `revision_start`, as a collector's resources have it: that index marks
+ * those and answers their `started_at` too.
  *
  * NULL is filed by absence: a revision has no entry for a field it leaves
  * empty. Those entries were three of a collector's resource's ten puts
@@ -23,7 +25,7 @@ import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { IndexNames } from './resource-index-names.js';
-import type { RevisionStartIndex, StartRange } from './revision-start-index.js';
+import { startedAtRevision, type RevisionStartIndex, type StartRange } from './revision-start-index.js';
 import { entryId, entryKey, entryTarget, rangeBounds, targetBytes, typeBounds, type IndexTarget, type IndexValue, type KeyRange, type StoredValue } from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
@@ -50,7 +52,7 @@ const CURRENT_FIELD_VALUES: Readonly<Record<string, (r: ResourceRecord) => Store
   creator: (r) => r.creator,
   user_id: (r) => r.userId,
   project_id: (r) => r.projectId,
-  started_at: (r) => r.startedAt,
+  started_at: (r) => (startedAtRevision(r) ? null : r.startedAt),
   ended_at: (r) => r.endedAt,
 };
 
@@ -64,8 +66,9 @@ export function answersNull(field: string): boolean {
 
 /** The fields a revision is filed by, with its values (none NULL): the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
 export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: IndexValue]> {
-  for (const field of r.revision === -1 ? CURRENT_FIELDS : GENERIC_FIELDS) {
-    const value = fieldOf(r, field);
+  const current = r.revision === -1;
+  for (const field of current ? CURRENT_FIELDS : GENERIC_FIELDS) {
+    const value = current ? CURRENT_FIELD_VALUES[field]!(r) : fieldOf(r, field);
     if (value !== null) yield [field, value];
   }
   for (const name of attributes) {
@@ -79,22 +82,29 @@ export const targetOf = (r: Revision): IndexTarget => ({ id: r.id, revision: r.r
 /** Names of the databases of the layout before this one (msgpack keys, every generic field also under `generic`). */
 const RETIRED_DBS = ['resources_by_value', 'resource_history_by_value'];
 const META_KEY = 'resourcesByValue';
-/** 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and revision_end; 4: no NULL entries. */
-const META_VERSION = 4;
+/**
+ * 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and
+ * revision_end; 4: no NULL entries; 5: current revisions without a started_at that is their revision_start.
+ */
+const META_VERSION = 5;
 /** Below this cap, counting steps through entries instead of counting natively. */
 const SMALL_COUNT = 1_000;
 
 type ValueDb = Database<Buffer, Buffer>;
 
-/** Where the entries of a range are: a key range of a value index, or resources_by_revision_start's current revisions. */
+/** Where the entries of a range are: a key range of a value index, or resources_by_revision_start's current revisions (those that started at their revision_start for `startedOnly`). */
 type Source =
   | { kind: 'values'; db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } }
-  | { kind: 'starts'; type: string; range: StartRange };
+  | { kind: 'starts'; type: string; range: StartRange; startedOnly: boolean };
 
-/** The `revision_start` range of current revisions `range` selects, when resources_by_revision_start answers its field; null: none. */
+/**
+ * The `revision_start` range of current revisions `range` selects, when
+ * resources_by_revision_start answers its field (for `started_at`, of the
+ * resources that started at their revision_start); null: none.
+ */
 function currentStarts(range: KeyRange): StartRange | null | undefined {
   if (range.field === 'revision_end') return range.nulls ? {} : null;
-  if (range.field !== 'revision_start') return undefined;
+  if (range.field !== 'revision_start' && range.field !== 'started_at') return undefined;
   if (range.nulls) return null;
   const { lo, hi } = range;
   // A datetime's bounds are numbers (search-plan.ts keyable): other ones select none.
@@ -230,8 +240,11 @@ export class ResourceValueIndex {
   /** Where the entries of `range` under `type` (under every type for `generic`) are: current revisions, then closed ones for `history`. */
   private *sources(type: string, range: KeyRange, history: boolean): Generator<Source> {
     const starts = currentStarts(range);
-    if (starts !== undefined && starts !== null) yield { kind: 'starts', type, range: starts };
-    if (starts !== undefined && !history) return;
+    const startedOnly = range.field === 'started_at';
+    if (starts !== undefined && starts !== null) yield { kind: 'starts', type, range: starts, startedOnly };
+    // Current revisions are filed here unless resources_by_revision_start answers all of them.
+    const currentFiled = starts === undefined || startedOnly;
+    if (!currentFiled && !history) return;
     const names = this.names.refresh();
     const fieldCode = names.fieldCode(range.field);
     if (fieldCode === undefined) return;
@@ -239,7 +252,7 @@ export class ResourceValueIndex {
     const typeCodes = type === 'generic' ? names.allTypeCodes() : own === undefined ? [] : [own];
     for (const typeCode of typeCodes) {
       const bounds = rangeBounds(typeCode, fieldCode, range);
-      if (starts === undefined) yield { kind: 'values', db: this.storage.resourceValues, history: false, bounds };
+      if (currentFiled) yield { kind: 'values', db: this.storage.resourceValues, history: false, bounds };
       if (history) yield { kind: 'values', db: this.storage.resourceHistoryValues, history: true, bounds };
     }
   }
@@ -247,6 +260,8 @@ export class ResourceValueIndex {
   /**
    * How many revisions (current ones, and closed ones for `history`)
    * `range` holds under `type`; past `cap` it may stop and answer cap + 1.
+   * An estimate for `started_at`: every current revision in its range of
+   * `revision_start` counts, started there or not.
    */
   count(type: string, range: KeyRange, history: boolean, cap: number): number {
     let n = 0;
@@ -272,7 +287,7 @@ export class ResourceValueIndex {
   /** The revisions `range` points at under `type`: current ones, and closed ones for `history`. */
   *targets(type: string, range: KeyRange, history: boolean): Generator<IndexTarget> {
     for (const source of this.sources(type, range, history)) {
-      if (source.kind === 'starts') yield* this.starts.targets(source.type, source.range);
+      if (source.kind === 'starts') yield* this.starts.targets(source.type, source.range, source.startedOnly);
       else for (const { key, value } of source.db.getRange(source.bounds)) yield entryTarget(key, value, source.history);
     }
   }
@@ -280,7 +295,7 @@ export class ResourceValueIndex {
   /** Ids of the current resources `range` points at under `type`. */
   *currentIds(type: string, range: KeyRange): Generator<string> {
     for (const source of this.sources(type, range, false)) {
-      if (source.kind === 'starts') for (const t of this.starts.targets(source.type, source.range)) yield t.id;
+      if (source.kind === 'starts') for (const t of this.starts.targets(source.type, source.range, source.startedOnly)) yield t.id;
       else for (const { key, value } of source.db.getRange(source.bounds)) yield entryId(key, value);
     }
   }

@@ -91,7 +91,9 @@ export interface ResourceChanges {
 
 /** The record of a resource being created now (without its metrics). */
 export function newResourceRecord(type: string, input: NewResource): ResourceRecord {
-  const startedAt = input.startedAt ?? nowMicros();
+  // One clock read for both: a resource that starts at its revision_start is filed by it once (revision-start-index.ts).
+  const now = nowMicros();
+  const startedAt = input.startedAt ?? now;
   if (input.endedAt !== null && startedAt > input.endedAt) throw new BadRequest('Start timestamp cannot be after end timestamp');
   return {
     id: input.id,
@@ -102,7 +104,7 @@ export function newResourceRecord(type: string, input: NewResource): ResourceRec
     projectId: input.projectId,
     startedAt,
     endedAt: input.endedAt,
-    revisionStart: nowMicros(),
+    revisionStart: now,
     attrs: input.attrs,
   };
 }
@@ -192,8 +194,8 @@ export function compareRevisions(sorts: SortSpec[]): (a: Revision, b: Revision) 
 }
 
 const REVISION_INDEX_META = 'resourcesByRevisionStart';
-/** 3: each resource under its own type only. */
-const REVISION_INDEX_VERSION = 3;
+/** 3: each resource under its own type only; 4: whether it started at its revision_start as the value. */
+const REVISION_INDEX_VERSION = 4;
 /**
  * Above this many candidates, a default-order listing first tries walking
  * every resource in revision_start order (matches may be dense), then

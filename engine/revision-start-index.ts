@@ -6,6 +6,12 @@
  * `revision_end` (NULL on every current one): resource_values files
  * neither for current revisions (resource-value-index.ts). `generic`, which
  * sees every resource, merges the walks of every type.
+ *
+ * Its value tells whether the resource started at its revision_start (a
+ * resource created without a `started_at` and not changed since, as a
+ * collector's are): resource_values files the `started_at` of current
+ * revisions only when it is not their revision_start, so this index answers
+ * the others' (their entry there took ~50 bytes a resource).
  */
 import type { Key as LmdbKey } from 'lmdb';
 import type { IndexTarget } from './resource-index-keys.js';
@@ -32,13 +38,16 @@ function bounds(type: string, range: StartRange): { start: LmdbKey; end: LmdbKey
   };
 }
 
+/** Whether a current resource's `started_at` is its revision_start: its entry's value. */
+export const startedAtRevision = (r: Pick<ResourceRecord, 'startedAt' | 'revisionStart'>): boolean => r.startedAt === r.revisionStart;
+
 export class RevisionStartIndex {
   constructor(private readonly storage: Storage) {}
 
   /** Adds (or removes) a current resource's entry; inside a write transaction. */
   write(r: ResourceRecord, add: boolean): void {
     const key: Key = [r.type, r.revisionStart, r.id];
-    void (add ? this.storage.resourcesByRevisionStart.put(key, true) : this.storage.resourcesByRevisionStart.remove(key));
+    void (add ? this.storage.resourcesByRevisionStart.put(key, startedAtRevision(r)) : this.storage.resourcesByRevisionStart.remove(key));
   }
 
   /** Removes every entry and files each current resource again; inside a write transaction. */
@@ -72,7 +81,7 @@ export class RevisionStartIndex {
     for (const key of this.keys(type, {})) yield key[2];
   }
 
-  /** How many resources `type` sees in `range`; past `cap` it may stop and answer cap + 1. */
+  /** How many resources `type` sees in `range` (those that started there among them); past `cap` it may stop and answer cap + 1. */
   count(type: string, range: StartRange, cap: number): number {
     let n = 0;
     for (const t of this.typesOf(type)) {
@@ -86,10 +95,16 @@ export class RevisionStartIndex {
     return n;
   }
 
-  /** The current revisions `type` sees in `range`, type by type. */
-  *targets(type: string, range: StartRange): Generator<IndexTarget> {
+  /** The current revisions `type` sees in `range`, type by type; only those that started at their revision_start for `startedOnly`. */
+  *targets(type: string, range: StartRange, startedOnly = false): Generator<IndexTarget> {
     for (const t of this.typesOf(type)) {
-      for (const key of this.keys(t, range)) yield { id: key[2], revision: -1, revisionStart: key[1] };
+      if (!startedOnly) {
+        for (const key of this.keys(t, range)) yield { id: key[2], revision: -1, revisionStart: key[1] };
+        continue;
+      }
+      for (const { key, value } of this.storage.resourcesByRevisionStart.getRange(bounds(t, range))) {
+        if (value === true) yield { id: (key as Key)[2], revision: -1, revisionStart: (key as Key)[1] };
+      }
     }
   }
 

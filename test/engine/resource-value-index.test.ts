@@ -1,9 +1,11 @@
 // The value index's layout (engine/resource-index-keys.ts): each revision
 // filed once under its own type, a value shared by many revisions stored as
 // one key with a dup each, ids that are not UUIDs kept apart, a deleted
-// type's code freed, NULL filed by absence; and a data directory of a layout
-// before it (msgpack keys, generic fields also under `generic`; NULL
-// entries) rebuilt on open, the old databases dropped.
+// type's code freed, NULL filed by absence, a started_at that is the
+// revision_start filed by resources_by_revision_start alone; and a data
+// directory of a layout before it (msgpack keys, generic fields also under
+// `generic`; NULL entries; every started_at) rebuilt on open, the old
+// databases dropped.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +137,109 @@ describe('resources created together (a collector write)', () => {
     expect(search('a', { '=': { tier: null } })).toHaveLength(10);
     expect(search('generic', { '=': { project_id: 'shared' } })).toHaveLength(41);
     expect(search('a', { '=': { user_id: null } })).toContain('legacy-2@-1');
+  });
+});
+
+describe('a started_at that is the revision_start', () => {
+  const started = (r: NewResource): NewResource => ({ ...r, startedAt: undefined });
+  /**
+   * a: 30 created without a started_at (it is then their revision_start), 10 of them changed since (a new
+   * revision_start); b: 10 with a started_at of their own; generic: 10 without, created together as a
+   * collector's are.
+   */
+  async function populateStarts(): Promise<void> {
+    for (let i = 0; i < 30; i++) await lmdb().create('a', started(resource(id('a', i), { tier: 'gold' })));
+    for (let i = 0; i < 10; i++) await lmdb().update('a', id('a', i), { attrs: { tier: 'silver' } });
+    for (let i = 0; i < 10; i++) await lmdb().create('b', resource(id('b', i), { tier: 'gold' }));
+    await lmdb().createAndExtend('generic', Array.from({ length: 10 }, (_, i) => started(resource(id('generic', i), {}))), []);
+  }
+  /** A resource's started_at as a query gives it, to the microsecond. */
+  const startedAt = (type: string, i: number) => {
+    const us = lmdb().get(type, id(type, i))!.startedAt;
+    return `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 23)}${String(us % 1000).padStart(3, '0')}Z`;
+  };
+  const startedAtEntries = () => {
+    const names = new IndexNames(engine.storage.meta).refresh();
+    let n = 0;
+    for (const type of ['a', 'b', 'generic']) {
+      for (const _ of engine.storage.resourceValues.getRange(rangeBounds(names.typeCode(type)!, names.fieldCode('started_at')!, { field: 'started_at', nulls: false }))) n++;
+    }
+    return n;
+  };
+  const flags = () => [...engine.storage.resourcesByRevisionStart.getRange()].map(({ key, value }) => `${(key as unknown[])[2]}:${String(value)}`).sort();
+  const startSearches = (): [type: string, filter: unknown, history: boolean][] => [
+    ['a', { '>=': { started_at: startedAt('a', 15) } }, false],
+    ['a', { '<': { started_at: startedAt('a', 15) } }, false],
+    ['a', { '=': { started_at: startedAt('a', 3) } }, false],
+    ['a', { '=': { started_at: startedAt('a', 20) } }, true],
+    ['a', { and: [{ '>': { started_at: startedAt('a', 5) } }, { '<=': { started_at: startedAt('a', 25) } }] }, false],
+    ['generic', { '>=': { started_at: '1970-01-01T00:00:00' } }, false],
+    ['generic', { '>=': { started_at: '1970-01-01T00:00:00' } }, true],
+    ['generic', { in: { started_at: [startedAt('a', 12), startedAt('generic', 4), '1970-01-01T00:00:01'] } }, false],
+    ['b', { or: [{ '=': { started_at: '1970-01-01T00:00:01' } }, { '=': { tier: 'silver' } }] }, false],
+  ];
+
+  it('files it once, in resources_by_revision_start, until the resource changes', async () => {
+    await populateStarts();
+    // The 10 changed a and the 10 b keep their own entry; the 20 other a and the 10 generic have none.
+    expect(startedAtEntries()).toBe(20);
+    const want = [
+      ...Array.from({ length: 30 }, (_, i) => `${id('a', i)}:${i >= 10}`),
+      ...Array.from({ length: 10 }, (_, i) => `${id('b', i)}:false`),
+      ...Array.from({ length: 10 }, (_, i) => `${id('generic', i)}:true`),
+    ].sort();
+    expect(flags()).toEqual(want);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+
+  it('answers searches of started_at as a scan does', async () => {
+    await populateStarts();
+    for (const [type, filter, history] of startSearches()) {
+      const want = search(type, { not: { not: filter } }, history);
+      expect(want.length, JSON.stringify(filter)).toBeGreaterThan(0);
+      expect(search(type, filter, history), JSON.stringify(filter)).toEqual(want);
+    }
+  });
+
+  it('is told apart by check: a mark that does not hold, a started_at entry missing', async () => {
+    await populateStarts();
+    const { storage } = engine;
+    const changed = lmdb().get('a', id('a', 0))!;
+    const unchanged = lmdb().get('a', id('a', 20))!;
+    storage.root.transactionSync(() => {
+      void storage.resourcesByRevisionStart.put(['a', unchanged.revisionStart, unchanged.id], false);
+      const names = new IndexNames(storage.meta).refresh();
+      const entry = entryBytes(names.typeCode('a')!, names.fieldCode('started_at')!, changed.startedAt, { id: changed.id, revision: -1, revisionStart: changed.revisionStart });
+      void storage.resourceValues.remove(entry.key, entry.dup);
+    });
+    const faults = checkStorage(storage).faults.map((f) => `${f.kind} ${f.db}`).sort();
+    expect(faults).toEqual(['index-mismatch resources_by_revision_start', 'index-missing resource_values']);
+  });
+
+  it('of a directory that filed it for every resource (value index 4) is dropped on open, searches unchanged', async () => {
+    await populateStarts();
+    const searches = startSearches();
+    const before = searches.map(([type, filter, history]) => search(type, filter, history));
+    const { storage } = engine;
+    const names = new IndexNames(storage.meta).refresh();
+    storage.root.transactionSync(() => {
+      for (const { key } of [...storage.resourcesByRevisionStart.getRange()]) {
+        const [type, revisionStart, rid] = key as [string, number, string];
+        const r = lmdb().get(type, rid)!;
+        void storage.resourcesByRevisionStart.put(key, true);
+        const entry = entryBytes(names.typeCode(type)!, names.internField('started_at'), r.startedAt, { id: rid, revision: -1, revisionStart });
+        void storage.resourceValues.put(entry.key, entry.dup);
+      }
+      void storage.meta.put('resourcesByValue', 4);
+      void storage.meta.put('resourcesByRevisionStart', 3);
+    });
+    expect(startedAtEntries()).toBe(50);
+    await engine.close();
+    engine = await open();
+    expect(startedAtEntries()).toBe(20);
+    expect(flags().filter((f) => f.endsWith(':true'))).toHaveLength(30);
+    expect(searches.map(([type, filter, history]) => search(type, filter, history))).toEqual(before);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
   });
 });
 

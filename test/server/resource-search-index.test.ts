@@ -53,6 +53,22 @@ describe('like on typed attributes', () => {
 });
 
 describe('indexed searches', () => {
+  it('find resources by the started_at they were created with, which is their revision_start, before and after a change', async () => {
+    const startedAt = async (id: string) => {
+      const res = await json(t.app, 'GET', `/v1/resource/vm/${id}`, undefined, USER);
+      expect(res.body.started_at).toBe(res.body.revision_start);
+      return res.body.started_at as string;
+    };
+    const [a, c] = [await startedAt('a'), await startedAt('c')];
+    expect(await search({ '=': { started_at: a } })).toEqual(['a']);
+    expect(await search({ '>=': { started_at: c } })).toEqual(['c', 'd']);
+    expect(await search({ and: [{ '<': { started_at: c } }, { '=': { flavor: 'small' } }] })).toEqual(['a', 'b']);
+    await json(t.app, 'PATCH', '/v1/resource/vm/a', { vcpus: 4 }, USER);
+    expect(await search({ '=': { started_at: a } })).toEqual(['a']);
+    expect(await search({ '=': { started_at: a } }, '?history=true')).toEqual(['a', 'a']);
+    expect(await search({ '>=': { started_at: c } })).toEqual(['c', 'd']);
+  });
+
   it('follow patches, updates and deletes', async () => {
     expect(await search({ and: [{ '=': { flavor: 'small' } }, { '>=': { vcpus: 2 } }] })).toEqual(['b']);
     await json(t.app, 'PATCH', '/v1/resource/vm/a', { flavor: 'large', vcpus: 4 }, USER);
