@@ -156,7 +156,7 @@ class Checker {
    */
   private namedMetricsOf(id: string): NamedMetrics | undefined {
     if (this.lastResource?.id !== id) {
-      this.lastResource = { id, named: this.storage.resources.doesExist(id) ? this.storage.resources.metricsOf(id) : undefined };
+      this.lastResource = { id, named: this.storage.resources.metricsIfExists(id) };
     }
     return this.lastResource.named;
   }
@@ -401,7 +401,7 @@ class Checker {
     for (const { key, value: r, metrics } of storage.resources.getRange()) {
       this.read('resources');
       this.namedMetrics(key, metrics);
-            const attrs = attributes(r.type);
+      const attrs = attributes(r.type);
       if (attrs === undefined) {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;

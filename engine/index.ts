@@ -418,8 +418,8 @@ export class Index {
       }
       if (metric.resourceId !== null && metric.name !== null) {
         const { resources } = this.storage;
-        if (!resources.doesExist(metric.resourceId)) throw new NoSuchResource(metric.resourceId);
-        const named = resources.metricsOf(metric.resourceId);
+        const named = resources.metricsIfExists(metric.resourceId);
+        if (named === undefined) throw new NoSuchResource(metric.resourceId);
         if (named.has(metric.name)) throw new NamedMetricAlreadyExists(metric.name);
         resources.setMetrics(metric.resourceId, named.set(metric.name, metric.id));
       }

@@ -111,8 +111,13 @@ export class ResourceRecords {
 
   /** The named metrics of resource `id` (none when it does not exist), in name order. */
   metricsOf(id: string): NamedMetrics {
+    return this.metricsIfExists(id) ?? new Map();
+  }
+
+  /** metricsOf, undefined when resource `id` does not exist: one read for both answers. */
+  metricsIfExists(id: string): NamedMetrics | undefined {
     const value = this.db.getBinaryFast(id);
-    return value === undefined ? new Map() : readNamedMetrics(value);
+    return value === undefined ? undefined : readNamedMetrics(value);
   }
 
   /** Every record and its named metrics, in key order. */
@@ -121,10 +126,6 @@ export class ResourceRecords {
       const { record, metrics } = splitStoredValue(value);
       yield { key, value: this.decoded(key, record), metrics };
     }
-  }
-
-  doesExist(id: string): boolean {
-    return this.db.doesExist(id);
   }
 
   /** Writes `record` as resource `id`'s, keeping its named metrics; inside a write transaction. */

@@ -137,7 +137,7 @@ export class ResourceValueIndex {
         }
         this.names.refresh().clear();
         for (const { value: r } of storage.resources.getRange()) {
-                    this.indexCurrent(r, attributesOf(r.type), true);
+          this.indexCurrent(r, attributesOf(r.type), true);
           task.advance();
         }
         for (const { value } of storage.resourceHistory.getRange()) {
