@@ -31,7 +31,7 @@ import type { NamedMetrics } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
 import { indexedFields, targetOf } from './resource-value-index.js';
 import type { ResourceTypeRecord } from './resource-type.js';
-import { startedAtRevision } from './revision-start-index.js';
+import { revisionMark } from './revision-start-index.js';
 import { decodeStoredSplit, isRawSplit, POINTS_PER_SPLIT, rawRowCount, rawSplitProblem, splitKeyOf } from './split.js';
 import { decodeChunk, readOpenSplit, readTail } from './state-chunks.js';
 import { lmdbSnapshot } from './drivers/lmdb/series.js';
@@ -406,7 +406,7 @@ class Checker {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;
       }
-      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], startedAtRevision(r));
+      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], revisionMark(r, this.names.commonCreator()));
       this.expectValues('resource_values', storage.resourceValues, currentRevision(r), attrs);
     }
     for (const { key, value } of storage.resourceHistory.getRange()) {
@@ -434,7 +434,7 @@ class Checker {
   /** The value index entries of a revision must be in `db` (a dup each). */
   private expectValues(name: string, db: Storage['resourceValues'], r: Revision, attrs: readonly string[]): void {
     const typeCode = this.names.typeCode(r.type);
-    for (const [field, value] of indexedFields(r, attrs)) {
+    for (const [field, value] of indexedFields(r, attrs, this.names.commonCreator())) {
       this.expected.set(name, (this.expected.get(name) ?? 0) + 1);
       const fieldCode = this.names.fieldCode(field);
       const entry = typeCode === undefined || fieldCode === undefined ? undefined : entryBytes(typeCode, fieldCode, value, targetOf(r));
@@ -499,7 +499,7 @@ class Checker {
     const { typeCode, fieldCode } = decodeKey(key);
     const field = this.names.fieldName(fieldCode);
     if (typeCode !== this.names.typeCode(r.type) || field === undefined) return false;
-    for (const [f, value] of indexedFields(r, attrs)) {
+    for (const [f, value] of indexedFields(r, attrs, this.names.commonCreator())) {
       if (f !== field) continue;
       const entry = entryBytes(typeCode, fieldCode, value, targetOf(r));
       return entry.key.equals(key) && entry.dup.equals(dup);

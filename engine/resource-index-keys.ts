@@ -256,6 +256,15 @@ export function rangeBounds(typeCode: number, fieldCode: number, range: KeyRange
   };
 }
 
+/** Whether `range` holds `value`: whether its entry, were it filed, would be among the range's (rangeBounds). */
+export function rangeHolds(range: KeyRange, value: IndexValue): boolean {
+  if (range.nulls) return false;
+  const { start, end } = rangeBounds(0, 0, range);
+  const key = entryKey(0, 0, value, { dup: EMPTY, keyId: undefined });
+  return Buffer.compare(start, key) <= 0 && Buffer.compare(key, end) < 0;
+}
+const EMPTY = Buffer.alloc(0);
+
 /** Bounds of every key under a type. */
 export function typeBounds(typeCode: number): { start: Buffer; end: Buffer } {
   return { start: prefix(typeCode, 0), end: Buffer.concat([prefix(typeCode, MAX_CODE), Buffer.of(0xff)]) };

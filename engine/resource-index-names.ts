@@ -6,6 +6,12 @@
  * (the type code comes first in a key). A deleted type's code is freed (its
  * entries are gone) and may name another type later.
  *
+ * The dictionary also holds the index's common creator (see
+ * resource-value-index.ts): the creator of the first current revision
+ * filed, or the most common when an index without one is built (a data
+ * directory of an older layout). It never changes afterwards, so that an
+ * entry left out for it is left out for good.
+ *
  * The dictionary is kept decoded in memory and re-read whenever meta holds
  * other bytes than those it was decoded from: after another writer's
  * commit, and after a rolled-back transaction that had added a name.
@@ -22,6 +28,8 @@ interface Stored {
   types: (string | null)[];
   /** Field names by code. */
   fields: string[];
+  /** The common creator; absent until a revision with a creator is filed. */
+  creator?: string;
 }
 
 export class IndexNames {
@@ -57,6 +65,20 @@ export class IndexNames {
 
   fieldName(code: number): string | undefined {
     return this.stored.fields[code];
+  }
+
+  /** The common creator, if one has been chosen. */
+  commonCreator(): string | undefined {
+    return this.stored.creator;
+  }
+
+  /** The common creator, `creator` if none was chosen yet; inside a write transaction. */
+  claimCreator(creator: string): string {
+    if (this.stored.creator === undefined) {
+      this.stored.creator = creator;
+      this.save();
+    }
+    return this.stored.creator!;
   }
 
   /** The codes of every type that may have entries. */
@@ -96,9 +118,9 @@ export class IndexNames {
     this.save();
   }
 
-  /** Forgets every name (the index is being rebuilt); inside a write transaction. */
-  clear(): void {
-    this.stored = { types: [], fields: [] };
+  /** Forgets every name (the index is being rebuilt), `creator` the common creator from now on; inside a write transaction. */
+  clear(creator: string | undefined): void {
+    this.stored = creator === undefined ? { types: [], fields: [] } : { types: [], fields: [], creator };
     this.save();
   }
 

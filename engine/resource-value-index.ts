@@ -12,8 +12,12 @@
  * nor by `revision_end` (NULL on every one): resources_by_revision_start
  * answers both (revision-start-index.ts), also for history searches, which
  * find current revisions by them too. Nor by a `started_at` that is their
- * `revision_start`, as a collector's resources have it: that index marks
- * those and answers their `started_at` too.
+ * `revision_start`, nor by a creator that is the index's common creator
+ * (resource-index-names.ts), as a collector's resources have them: that
+ * index marks those and answers their `started_at` and creator too. A
+ * collector's resources share one creator, so its entries (a dup each
+ * under one key) were ~30 bytes and a put a resource, for searches that
+ * match most resources anyway.
  *
  * NULL is filed by absence: a revision has no entry for a field it leaves
  * empty. Those entries were three of a collector's resource's ten puts
@@ -25,8 +29,20 @@ import type { Database } from 'lmdb';
 import { entryCount } from './db-stats.js';
 import { silentProgress, type Progress } from './progress.js';
 import { IndexNames } from './resource-index-names.js';
-import { startedAtRevision, type RevisionStartIndex, type StartRange } from './revision-start-index.js';
-import { entryId, entryKey, entryTarget, rangeBounds, targetBytes, typeBounds, type IndexTarget, type IndexValue, type KeyRange, type StoredValue } from './resource-index-keys.js';
+import { RevisionMark, startedAtRevision, type RevisionStartIndex, type StartRange } from './revision-start-index.js';
+import {
+  entryId,
+  entryKey,
+  entryTarget,
+  rangeBounds,
+  rangeHolds,
+  targetBytes,
+  typeBounds,
+  type IndexTarget,
+  type IndexValue,
+  type KeyRange,
+  type StoredValue,
+} from './resource-index-keys.js';
 import { fieldOf, type ResourceRecord, type Revision } from './resource-search.js';
 import type { Storage } from './storage.js';
 
@@ -46,10 +62,14 @@ const CURRENT_UNFILED = new Set(['revision_start', 'revision_end']);
 /** The generic fields a current revision is filed by. */
 const CURRENT_FIELDS = GENERIC_FIELDS.filter((field) => !CURRENT_UNFILED.has(field));
 
-/** fieldOf for CURRENT_FIELDS, on a record rather than a revision (addCurrent makes no revision per resource). */
-const CURRENT_FIELD_VALUES: Readonly<Record<string, (r: ResourceRecord) => StoredValue>> = {
+/**
+ * fieldOf for CURRENT_FIELDS, on a record rather than a revision (addCurrent
+ * makes no revision per resource), NULL for what resources_by_revision_start
+ * answers; `common` is the index's common creator.
+ */
+const CURRENT_FIELD_VALUES: Readonly<Record<string, (r: ResourceRecord, common: string | undefined) => StoredValue>> = {
   original_resource_id: (r) => r.originalResourceId,
-  creator: (r) => r.creator,
+  creator: (r, common) => (r.creator === common ? null : r.creator),
   user_id: (r) => r.userId,
   project_id: (r) => r.projectId,
   started_at: (r) => (startedAtRevision(r) ? null : r.startedAt),
@@ -64,11 +84,15 @@ export function answersNull(field: string): boolean {
   return CURRENT_UNFILED.has(field);
 }
 
-/** The fields a revision is filed by, with its values (none NULL): the generic ones, then its type's attributes. engine/check.ts rebuilds entries with it. */
-export function* indexedFields(r: Revision, attributes: readonly string[]): Generator<[field: string, value: IndexValue]> {
+/**
+ * The fields a revision is filed by, with its values (none NULL): the
+ * generic ones, then its type's attributes; `common` is the index's common
+ * creator. engine/check.ts rebuilds entries with it.
+ */
+export function* indexedFields(r: Revision, attributes: readonly string[], common: string | undefined): Generator<[field: string, value: IndexValue]> {
   const current = r.revision === -1;
   for (const field of current ? CURRENT_FIELDS : GENERIC_FIELDS) {
-    const value = current ? CURRENT_FIELD_VALUES[field]!(r) : fieldOf(r, field);
+    const value = current ? CURRENT_FIELD_VALUES[field]!(r, common) : fieldOf(r, field);
     if (value !== null) yield [field, value];
   }
   for (const name of attributes) {
@@ -84,32 +108,41 @@ const RETIRED_DBS = ['resources_by_value', 'resource_history_by_value'];
 const META_KEY = 'resourcesByValue';
 /**
  * 2: resource_values and resource_history_values, dupSort, binary; 3: current revisions without revision_start and
- * revision_end; 4: no NULL entries; 5: current revisions without a started_at that is their revision_start.
+ * revision_end; 4: no NULL entries; 5: current revisions without a started_at that is their revision_start; 6: nor
+ * the common creator.
  */
-const META_VERSION = 5;
+const META_VERSION = 6;
 /** Below this cap, counting steps through entries instead of counting natively. */
 const SMALL_COUNT = 1_000;
 
 type ValueDb = Database<Buffer, Buffer>;
 
-/** Where the entries of a range are: a key range of a value index, or resources_by_revision_start's current revisions (those that started at their revision_start for `startedOnly`). */
-type Source =
-  | { kind: 'values'; db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } }
-  | { kind: 'starts'; type: string; range: StartRange; startedOnly: boolean };
+/** Current revisions resources_by_revision_start holds in a `revision_start` range, only those whose entry has the bit `marked` when given. */
+interface Starts {
+  range: StartRange;
+  marked?: RevisionMark;
+}
+
+/** Where the entries of a range are: a key range of a value index, or resources_by_revision_start's current revisions. */
+type Source = { kind: 'values'; db: ValueDb; history: boolean; bounds: { start: Buffer; end: Buffer } } | ({ kind: 'starts'; type: string } & Starts);
 
 /**
- * The `revision_start` range of current revisions `range` selects, when
- * resources_by_revision_start answers its field (for `started_at`, of the
- * resources that started at their revision_start); null: none.
+ * The current revisions of `range` that resources_by_revision_start
+ * answers (`common`: the index's common creator), or undefined for none:
+ * all of them for `revision_start` and `revision_end` (which the value
+ * index leaves out), the marked ones for `started_at` and `creator`.
  */
-function currentStarts(range: KeyRange): StartRange | null | undefined {
-  if (range.field === 'revision_end') return range.nulls ? {} : null;
+function currentStarts(range: KeyRange, common: string | undefined): Starts | undefined {
+  if (range.field === 'revision_end') return range.nulls ? { range: {} } : undefined;
+  if (range.field === 'creator') {
+    return common !== undefined && rangeHolds(range, common) ? { range: {}, marked: RevisionMark.CommonCreator } : undefined;
+  }
   if (range.field !== 'revision_start' && range.field !== 'started_at') return undefined;
-  if (range.nulls) return null;
+  if (range.nulls) return undefined;
   const { lo, hi } = range;
   // A datetime's bounds are numbers (search-plan.ts keyable): other ones select none.
-  if ((lo !== undefined && typeof lo !== 'number') || (hi !== undefined && typeof hi !== 'number')) return null;
-  return { lo, hi };
+  if ((lo !== undefined && typeof lo !== 'number') || (hi !== undefined && typeof hi !== 'number')) return undefined;
+  return range.field === 'started_at' ? { range: { lo, hi }, marked: RevisionMark.StartedAtRevision } : { range: { lo, hi } };
 }
 
 export class ResourceValueIndex {
@@ -123,10 +156,14 @@ export class ResourceValueIndex {
     this.names = new IndexNames(storage.meta);
   }
 
-  /** Builds both indexes from the stored revisions when the data directory predates them, and drops the retired ones. */
-  ensureBuilt(attributesOf: (type: string) => readonly string[], progress: Progress = silentProgress): void {
+  /**
+   * Builds both indexes from the stored revisions when the data directory
+   * predates them, and drops the retired ones; answers whether it did (the
+   * common creator may then have changed).
+   */
+  ensureBuilt(attributesOf: (type: string) => readonly string[], progress: Progress = silentProgress): boolean {
     const { storage } = this;
-    if (storage.meta.get(META_KEY) === META_VERSION) return;
+    if (storage.meta.get(META_KEY) === META_VERSION) return false;
     const existing = new Set([...storage.root.getKeys()].map(String));
     for (const name of RETIRED_DBS) if (existing.has(name)) storage.root.openDB({ name }).dropSync();
     const task = progress.task('building resource_values', entryCount(storage.resources) + entryCount(storage.resourceHistory));
@@ -135,9 +172,11 @@ export class ResourceValueIndex {
         for (const db of [storage.resourceValues, storage.resourceHistoryValues]) {
           for (const key of [...db.getKeys()]) void db.remove(key);
         }
-        this.names.refresh().clear();
+        // Kept when chosen: a rebuild then files what the writes did.
+        const common = this.names.refresh().commonCreator() ?? mostCommonCreator(storage);
+        this.names.clear(common);
         for (const { value: r } of storage.resources.getRange()) {
-          this.indexCurrent(r, attributesOf(r.type), true);
+          this.indexCurrent(r, attributesOf(r.type), true, common);
           task.advance();
         }
         for (const { value } of storage.resourceHistory.getRange()) {
@@ -150,12 +189,23 @@ export class ResourceValueIndex {
     } finally {
       task.finish();
     }
+    return true;
   }
 
-  /** Adds or removes the entries of a current revision. */
-  indexCurrent(r: ResourceRecord, attributes: readonly string[], add: boolean): void {
+  /** The index's common creator, `creator` if none was chosen yet: what the current revisions written next are filed with; inside a write transaction. */
+  claimCreator(creator: string): string {
+    return this.names.refresh().claimCreator(creator);
+  }
+
+  /** The index's common creator, if one was chosen. */
+  commonCreator(): string | undefined {
+    return this.names.refresh().commonCreator();
+  }
+
+  /** Adds or removes the entries of a current revision, `common` the index's common creator (claimCreator). */
+  indexCurrent(r: ResourceRecord, attributes: readonly string[], add: boolean, common: string | undefined): void {
     const rev: Revision = { ...r, revision: -1, revisionEnd: null };
-    this.write(rev, indexedFields(rev, attributes), add);
+    this.write(rev, indexedFields(rev, attributes, common), add);
   }
 
   /**
@@ -167,19 +217,20 @@ export class ResourceValueIndex {
    * built once for a run of revisions sharing its value (the puts copy it),
    * and fields are read straight off the records: this filed ~60,000
    * entries a write through a Revision copy, fieldOf and a key buffer each.
+   * `common` as for indexCurrent.
    */
-  addCurrent(records: readonly ResourceRecord[], attributes: readonly string[]): void {
+  addCurrent(records: readonly ResourceRecord[], attributes: readonly string[], common: string | undefined): void {
     if (records.length === 0) return;
     const names = this.names.refresh();
     const db = this.storage.resourceValues;
     const typeCode = names.internType(records[0]!.type);
     const targets = records.map((r) => targetBytes({ id: r.id, revision: -1, revisionStart: r.revisionStart }));
-    const file = (fieldCode: number, valueOf: (r: ResourceRecord) => StoredValue) => {
+    const file = (fieldCode: number, valueOf: (r: ResourceRecord, common: string | undefined) => StoredValue) => {
       // The key of `shared`, for the revisions whose id is a UUID (the dup holds it).
       let key: Buffer | undefined;
       let shared: StoredValue = null;
       for (let i = 0; i < records.length; i++) {
-        const value = valueOf(records[i]!);
+        const value = valueOf(records[i]!, common);
         if (value === null) continue;
         const target = targets[i]!;
         if (target.keyId !== undefined) {
@@ -199,7 +250,7 @@ export class ResourceValueIndex {
 
   /** Adds or removes the entries of a closed revision. */
   indexRevision(r: Revision, attributes: readonly string[], add: boolean): void {
-    this.write(r, indexedFields(r, attributes), add);
+    this.write(r, indexedFields(r, attributes, undefined), add);
   }
 
   /** Adds or removes one attribute's entry of a revision. */
@@ -239,13 +290,12 @@ export class ResourceValueIndex {
 
   /** Where the entries of `range` under `type` (under every type for `generic`) are: current revisions, then closed ones for `history`. */
   private *sources(type: string, range: KeyRange, history: boolean): Generator<Source> {
-    const starts = currentStarts(range);
-    const startedOnly = range.field === 'started_at';
-    if (starts !== undefined && starts !== null) yield { kind: 'starts', type, range: starts, startedOnly };
-    // Current revisions are filed here unless resources_by_revision_start answers all of them.
-    const currentFiled = starts === undefined || startedOnly;
-    if (!currentFiled && !history) return;
     const names = this.names.refresh();
+    const starts = currentStarts(range, names.commonCreator());
+    if (starts !== undefined) yield { kind: 'starts', type, ...starts };
+    // Current revisions are filed here unless resources_by_revision_start answers all of them.
+    const currentFiled = !CURRENT_UNFILED.has(range.field);
+    if (!currentFiled && !history) return;
     const fieldCode = names.fieldCode(range.field);
     if (fieldCode === undefined) return;
     const own = names.typeCode(type);
@@ -260,8 +310,9 @@ export class ResourceValueIndex {
   /**
    * How many revisions (current ones, and closed ones for `history`)
    * `range` holds under `type`; past `cap` it may stop and answer cap + 1.
-   * An estimate for `started_at`: every current revision in its range of
-   * `revision_start` counts, started there or not.
+   * An estimate for `started_at` and `creator`: every current revision in
+   * the range of `revision_start` resources_by_revision_start answers
+   * counts, marked or not.
    */
   count(type: string, range: KeyRange, history: boolean, cap: number): number {
     let n = 0;
@@ -287,7 +338,7 @@ export class ResourceValueIndex {
   /** The revisions `range` points at under `type`: current ones, and closed ones for `history`. */
   *targets(type: string, range: KeyRange, history: boolean): Generator<IndexTarget> {
     for (const source of this.sources(type, range, history)) {
-      if (source.kind === 'starts') yield* this.starts.targets(source.type, source.range, source.startedOnly);
+      if (source.kind === 'starts') yield* this.starts.targets(source.type, source.range, source.marked);
       else for (const { key, value } of source.db.getRange(source.bounds)) yield entryTarget(key, value, source.history);
     }
   }
@@ -295,8 +346,20 @@ export class ResourceValueIndex {
   /** Ids of the current resources `range` points at under `type`. */
   *currentIds(type: string, range: KeyRange): Generator<string> {
     for (const source of this.sources(type, range, false)) {
-      if (source.kind === 'starts') for (const t of this.starts.targets(source.type, source.range, source.startedOnly)) yield t.id;
+      if (source.kind === 'starts') for (const t of this.starts.targets(source.type, source.range, source.marked)) yield t.id;
       else for (const { key, value } of source.db.getRange(source.bounds)) yield entryId(key, value);
     }
   }
+}
+
+/** The creator most current resources have (ties: the first met), undefined without any: the common creator of an index built anew. */
+function mostCommonCreator(storage: Storage): string | undefined {
+  const counts = new Map<string, number>();
+  let best: string | undefined;
+  for (const { value: r } of storage.resources.getRange()) {
+    const n = (counts.get(r.creator) ?? 0) + 1;
+    counts.set(r.creator, n);
+    if (best === undefined || n > counts.get(best)!) best = r.creator;
+  }
+  return best;
 }

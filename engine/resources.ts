@@ -195,8 +195,8 @@ export function compareRevisions(sorts: SortSpec[]): (a: Revision, b: Revision) 
 }
 
 const REVISION_INDEX_META = 'resourcesByRevisionStart';
-/** 3: each resource under its own type only; 4: whether it started at its revision_start as the value. */
-const REVISION_INDEX_VERSION = 4;
+/** 3: each resource under its own type only; 4: whether it started at its revision_start as the value; 5: its RevisionMark bits as the value. */
+const REVISION_INDEX_VERSION = 5;
 /**
  * Above this many candidates, a default-order listing first tries walking
  * every resource in revision_start order (matches may be dense), then
@@ -273,20 +273,20 @@ export class ResourceIndex {
     progress: Progress = silentProgress,
   ) {
     this.starts = new RevisionStartIndex(storage);
-    if (storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
-      // A data directory from before the index, or of its older layout: build it once.
+    this.values = new ResourceValueIndex(storage, this.starts);
+    const rebuiltValues = this.values.ensureBuilt((type) => this.attributeNames(type), progress);
+    // A data directory from before the index, or of its older layout, or whose value index (and so common creator) was just rebuilt: build it once.
+    if (rebuiltValues || storage.meta.get(REVISION_INDEX_META) !== REVISION_INDEX_VERSION) {
       const task = progress.task('building resources_by_revision_start', entryCount(storage.resources));
       try {
         storage.root.transactionSync(() => {
-          this.starts.rebuild(() => task.advance());
+          this.starts.rebuild(this.values.commonCreator(), () => task.advance());
           void storage.meta.put(REVISION_INDEX_META, REVISION_INDEX_VERSION);
         });
       } finally {
         task.finish();
       }
     }
-    this.values = new ResourceValueIndex(storage, this.starts);
-    this.values.ensureBuilt((type) => this.attributeNames(type), progress);
   }
 
   private readonly starts: RevisionStartIndex;
@@ -298,8 +298,9 @@ export class ResourceIndex {
 
   /** Adds (or removes) every index entry of a current resource (`attributes`: its type's, when the caller has them). */
   private indexCurrent(r: ResourceRecord, add: boolean, attributes: readonly string[] = this.attributeNames(r.type)): void {
-    this.starts.write(r, add);
-    this.values.indexCurrent(r, attributes, add);
+    const common = this.values.claimCreator(r.creator);
+    this.starts.write(r, add, common);
+    this.values.indexCurrent(r, attributes, add, common);
   }
 
   /**
@@ -470,8 +471,9 @@ export class ResourceIndex {
       if (created.length > 0) {
         // Read once: the type does not change inside the transaction.
         const rt = this.activeType(type);
-        const records = created.map((input) => this.insertUnindexed(rt, input));
-        this.values.addCurrent(records, rt.attributes.map((a) => a.name));
+        const common = this.values.claimCreator(created[0]!.creator);
+        const records = created.map((input) => this.insertUnindexed(rt, input, common));
+        this.values.addCurrent(records, rt.attributes.map((a) => a.name), common);
       }
       for (const { id, metrics } of extended) this.change(type, id, { metrics }, true);
     });
@@ -479,19 +481,20 @@ export class ResourceIndex {
 
   /** create() inside a write transaction, of the active type `rt`. */
   private insert(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
-    const r = this.insertUnindexed(rt, input);
-    this.values.indexCurrent(r, rt.attributes.map((a) => a.name), true);
+    const common = this.values.claimCreator(input.creator);
+    const r = this.insertUnindexed(rt, input, common);
+    this.values.indexCurrent(r, rt.attributes.map((a) => a.name), true, common);
     return r;
   }
 
-  /** insert() but for the resource_values entries, which the caller adds. */
-  private insertUnindexed(rt: ResourceTypeRecord, input: NewResource): ResourceRecord {
+  /** insert() but for the resource_values entries, which the caller adds; `common` the value index's common creator. */
+  private insertUnindexed(rt: ResourceTypeRecord, input: NewResource, common: string): ResourceRecord {
     const { storage } = this;
     const r = newResourceRecord(rt.name, input);
     // One write of the record with its metrics, which fails on a taken id: the error rolls the transaction back.
     const named = input.metrics === undefined ? new Map<string, string>() : this.nameMetrics(r, new Map(), input.metrics);
     if (!storage.resources.putIfAbsent(r.id, r, named)) throw new ResourceAlreadyExists(input.id);
-    this.starts.write(r, true);
+    this.starts.write(r, true, common);
     return r;
   }
 

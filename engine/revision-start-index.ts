@@ -7,11 +7,13 @@
  * neither for current revisions (resource-value-index.ts). `generic`, which
  * sees every resource, merges the walks of every type.
  *
- * Its value tells whether the resource started at its revision_start (a
- * resource created without a `started_at` and not changed since, as a
- * collector's are): resource_values files the `started_at` of current
- * revisions only when it is not their revision_start, so this index answers
- * the others' (their entry there took ~50 bytes a resource).
+ * Its value marks what resource_values leaves out of a current revision
+ * for this index to answer (bits of RevisionMark): a `started_at` that is
+ * the revision_start (a resource created without one and not changed
+ * since, as a collector's are; its entry took ~50 bytes a resource), and a
+ * creator that is the index's common creator (resource-index-names.ts; a
+ * collector's resources all have one creator, whose entries took ~30 bytes
+ * a resource and an LMDB put each).
  */
 import type { Key as LmdbKey } from 'lmdb';
 import type { IndexTarget } from './resource-index-keys.js';
@@ -38,24 +40,37 @@ function bounds(type: string, range: StartRange): { start: LmdbKey; end: LmdbKey
   };
 }
 
-/** Whether a current resource's `started_at` is its revision_start: its entry's value. */
+/** Bits of an entry's value: what resource_values leaves to this index. */
+export const RevisionMark = {
+  /** The resource's `started_at` is its revision_start. */
+  StartedAtRevision: 1,
+  /** Its creator is the index's common creator. */
+  CommonCreator: 2,
+} as const;
+export type RevisionMark = (typeof RevisionMark)[keyof typeof RevisionMark];
+
+/** Whether a current resource's `started_at` is its revision_start. */
 export const startedAtRevision = (r: Pick<ResourceRecord, 'startedAt' | 'revisionStart'>): boolean => r.startedAt === r.revisionStart;
+
+/** A current resource's entry's value, with `common` the index's common creator. */
+export const revisionMark = (r: Pick<ResourceRecord, 'startedAt' | 'revisionStart' | 'creator'>, common: string | undefined): number =>
+  (startedAtRevision(r) ? RevisionMark.StartedAtRevision : 0) | (r.creator === common ? RevisionMark.CommonCreator : 0);
 
 export class RevisionStartIndex {
   constructor(private readonly storage: Storage) {}
 
-  /** Adds (or removes) a current resource's entry; inside a write transaction. */
-  write(r: ResourceRecord, add: boolean): void {
+  /** Adds (or removes) a current resource's entry, `common` the index's common creator; inside a write transaction. */
+  write(r: ResourceRecord, add: boolean, common: string | undefined): void {
     const key: Key = [r.type, r.revisionStart, r.id];
-    void (add ? this.storage.resourcesByRevisionStart.put(key, startedAtRevision(r)) : this.storage.resourcesByRevisionStart.remove(key));
+    void (add ? this.storage.resourcesByRevisionStart.put(key, revisionMark(r, common)) : this.storage.resourcesByRevisionStart.remove(key));
   }
 
-  /** Removes every entry and files each current resource again; inside a write transaction. */
-  rebuild(advance: () => void): void {
+  /** Removes every entry and files each current resource again, `common` the index's common creator; inside a write transaction. */
+  rebuild(common: string | undefined, advance: () => void): void {
     const db = this.storage.resourcesByRevisionStart;
     for (const key of [...db.getKeys()]) void db.remove(key);
     for (const { value } of this.storage.resources.getRange()) {
-      this.write(value, true);
+      this.write(value, true, common);
       advance();
     }
   }
@@ -95,15 +110,15 @@ export class RevisionStartIndex {
     return n;
   }
 
-  /** The current revisions `type` sees in `range`, type by type; only those that started at their revision_start for `startedOnly`. */
-  *targets(type: string, range: StartRange, startedOnly = false): Generator<IndexTarget> {
+  /** The current revisions `type` sees in `range`, type by type; only those whose entry has the bit `marked` when given. */
+  *targets(type: string, range: StartRange, marked?: RevisionMark): Generator<IndexTarget> {
     for (const t of this.typesOf(type)) {
-      if (!startedOnly) {
+      if (marked === undefined) {
         for (const key of this.keys(t, range)) yield { id: key[2], revision: -1, revisionStart: key[1] };
         continue;
       }
       for (const { key, value } of this.storage.resourcesByRevisionStart.getRange(bounds(t, range))) {
-        if (value === true) yield { id: (key as Key)[2], revision: -1, revisionStart: (key as Key)[1] };
+        if (((value as number) & marked) !== 0) yield { id: (key as Key)[2], revision: -1, revisionStart: (key as Key)[1] };
       }
     }
   }

@@ -2,10 +2,10 @@
 // filed once under its own type, a value shared by many revisions stored as
 // one key with a dup each, ids that are not UUIDs kept apart, a deleted
 // type's code freed, NULL filed by absence, a started_at that is the
-// revision_start filed by resources_by_revision_start alone; and a data
-// directory of a layout before it (msgpack keys, generic fields also under
-// `generic`; NULL entries; every started_at) rebuilt on open, the old
-// databases dropped.
+// revision_start and the common creator filed by resources_by_revision_start
+// alone; and a data directory of a layout before it (msgpack keys, generic
+// fields also under `generic`; NULL entries; every started_at; every
+// creator) rebuilt on open, the old databases dropped.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
 import { entryBytes, rangeBounds } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
+import { RevisionMark } from '../../engine/revision-start-index.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../../engine/resources.js';
 import { validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
 
@@ -108,8 +109,10 @@ describe('values shared by many revisions', () => {
     expect([keys('a', 'user_id'), keys('b', 'ended_at')]).toEqual([0, 0]);
     // resources_by_revision_start answers revision_start and revision_end of current revisions.
     expect([keys('a', 'revision_start'), keys('generic', 'revision_end')]).toEqual([0, 0]);
-    // Each revision filed once: 4 generic fields not NULL (6 for a closed one), and its type's attribute.
-    expect(entryCount(storage.resourceValues)).toBe(350 * 4 + 300);
+    // Each revision filed once: 3 generic fields not NULL and not its creator, the common one (6 for a closed
+    // one, which files its creator), and its type's attribute.
+    expect(keys('a', 'creator')).toBe(0);
+    expect(entryCount(storage.resourceValues)).toBe(350 * 3 + 300);
     expect(entryCount(storage.resourceHistoryValues)).toBe(20 * 7);
   });
 
@@ -131,8 +134,8 @@ describe('resources created together (a collector write)', () => {
     const created = [...uuids.slice(0, 20), resource('legacy-2', { tier: 'gold' }), ...uuids.slice(20)];
     await lmdb().createAndExtend('a', created, []);
     expect(checkStorage(engine.storage).faults).toEqual([]);
-    // 4 generic fields not NULL each, and a tier on all but the 10 of every fourth UUID.
-    expect(entryCount(engine.storage.resourceValues)).toBe(41 * 4 + 31);
+    // 3 generic fields not NULL each (the creator the common one), and a tier on all but the 10 of every fourth UUID.
+    expect(entryCount(engine.storage.resourceValues)).toBe(41 * 3 + 31);
     expect(search('a', { '=': { tier: 'gold' } })).toHaveLength(10 + 1);
     expect(search('a', { '=': { tier: null } })).toHaveLength(10);
     expect(search('generic', { '=': { project_id: 'shared' } })).toHaveLength(41);
@@ -166,7 +169,9 @@ describe('a started_at that is the revision_start', () => {
     }
     return n;
   };
-  const flags = () => [...engine.storage.resourcesByRevisionStart.getRange()].map(({ key, value }) => `${(key as unknown[])[2]}:${String(value)}`).sort();
+  /** Each resource's mark: whether it started at its revision_start (the creator is the common one for all). */
+  const flags = () =>
+    [...engine.storage.resourcesByRevisionStart.getRange()].map(({ key, value }) => `${(key as unknown[])[2]}:${(value as number) === (RevisionMark.StartedAtRevision | RevisionMark.CommonCreator)}`).sort();
   const startSearches = (): [type: string, filter: unknown, history: boolean][] => [
     ['a', { '>=': { started_at: startedAt('a', 15) } }, false],
     ['a', { '<': { started_at: startedAt('a', 15) } }, false],
@@ -207,7 +212,7 @@ describe('a started_at that is the revision_start', () => {
     const changed = lmdb().get('a', id('a', 0))!;
     const unchanged = lmdb().get('a', id('a', 20))!;
     storage.root.transactionSync(() => {
-      void storage.resourcesByRevisionStart.put(['a', unchanged.revisionStart, unchanged.id], false);
+      void storage.resourcesByRevisionStart.put(['a', unchanged.revisionStart, unchanged.id], RevisionMark.CommonCreator);
       const names = new IndexNames(storage.meta).refresh();
       const entry = entryBytes(names.typeCode('a')!, names.fieldCode('started_at')!, changed.startedAt, { id: changed.id, revision: -1, revisionStart: changed.revisionStart });
       void storage.resourceValues.remove(entry.key, entry.dup);
@@ -243,6 +248,103 @@ describe('a started_at that is the revision_start', () => {
   });
 });
 
+describe('the common creator', () => {
+  /** a: 20 by d:q (the first filed: the common creator), 30 by c:p, 10 by c:x; 5 of d:q's and 5 of c:p's changed since; generic: 10 by d:q created together. */
+  async function populateCreators(): Promise<void> {
+    const by = (type: string, from: number, n: number, creator: string) => Array.from({ length: n }, (_, i) => ({ ...resource(id(type, from + i), type === 'a' ? { tier: 'gold' } : {}), creator }));
+    for (const r of [...by('a', 0, 20, 'd:q'), ...by('a', 20, 30, 'c:p'), ...by('a', 50, 10, 'c:x')]) await lmdb().create('a', r);
+    for (const i of [0, 1, 2, 3, 4, 20, 21, 22, 23, 24]) await lmdb().update('a', id('a', i), { attrs: { tier: 'silver' } });
+    await lmdb().createAndExtend('generic', by('generic', 0, 10, 'd:q'), []);
+  }
+  const creatorDups = (history: boolean, creator: string) => {
+    const names = new IndexNames(engine.storage.meta).refresh();
+    const db = history ? engine.storage.resourceHistoryValues : engine.storage.resourceValues;
+    let n = 0;
+    for (const type of ['a', 'generic']) {
+      n += db.getValuesCount(entryBytes(names.typeCode(type)!, names.fieldCode('creator')!, creator, { id: id(type, 0), revision: history ? 1 : -1, revisionStart: 0 }).key);
+    }
+    return n;
+  };
+  const CREATOR_SEARCHES: [type: string, filter: unknown, history: boolean][] = [
+    ['a', { '=': { creator: 'd:q' } }, false],
+    ['a', { '=': { creator: 'd:q' } }, true],
+    ['a', { '=': { creator: 'c:p' } }, false],
+    ['generic', { like: { creator: 'd:%' } }, false],
+    ['a', { in: { creator: ['d:q', 'c:x'] } }, false],
+    ['a', { '>=': { creator: 'c:q' } }, false],
+    ['a', { '<': { creator: 'd' } }, true],
+    ['generic', { '=': { created_by_user_id: 'd' } }, true],
+    ['a', { '=': { created_by_user_id: 'c' } }, false],
+    ['a', { and: [{ '=': { creator: 'd:q' } }, { '=': { tier: 'gold' } }] }, false],
+    ['generic', { or: [{ '=': { creator: 'c:x' } }, { '=': { creator: 'd:q' } }] }, true],
+  ];
+
+  it("is the first creator filed: its resources' current revisions have no creator entry, but a mark", async () => {
+    await populateCreators();
+    expect(new IndexNames(engine.storage.meta).refresh().commonCreator()).toBe('d:q');
+    expect([creatorDups(false, 'd:q'), creatorDups(false, 'c:p'), creatorDups(false, 'c:x')]).toEqual([0, 30, 10]);
+    // Closed revisions keep their creator.
+    expect([creatorDups(true, 'd:q'), creatorDups(true, 'c:p')]).toEqual([5, 5]);
+    const marked = [...engine.storage.resourcesByRevisionStart.getRange()].filter(({ value }) => ((value as number) & RevisionMark.CommonCreator) !== 0);
+    expect(marked).toHaveLength(30);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+
+  it.each(CREATOR_SEARCHES)('answers a search of %s for %j (history %s) as a scan does', async (type, filter, history) => {
+    await populateCreators();
+    const want = search(type, { not: { not: filter } }, history);
+    expect(want.length).toBeGreaterThan(0);
+    expect(search(type, filter, history)).toEqual(want);
+  });
+
+  it('is told apart by check: a mark without it, an entry for it', async () => {
+    await populateCreators();
+    const { storage } = engine;
+    const common = lmdb().get('a', id('a', 10))!;
+    storage.root.transactionSync(() => {
+      void storage.resourcesByRevisionStart.put(['a', common.revisionStart, common.id], RevisionMark.StartedAtRevision);
+      const names = new IndexNames(storage.meta).refresh();
+      const other = lmdb().get('generic', id('generic', 3))!;
+      const entry = entryBytes(names.typeCode('generic')!, names.fieldCode('creator')!, 'd:q', { id: other.id, revision: -1, revisionStart: other.revisionStart });
+      void storage.resourceValues.put(entry.key, entry.dup);
+    });
+    const faults = checkStorage(storage).faults.map((f) => `${f.kind} ${f.db}`).sort();
+    expect(faults).toEqual(['index-extra resource_values', 'index-mismatch resources_by_revision_start']);
+  });
+
+  it('of a directory that filed every creator (value index 5) is the most common one once rebuilt on open, searches unchanged', async () => {
+    await populateCreators();
+    // c:p the most common now: 45 resources against d:q's 30.
+    for (let i = 60; i < 75; i++) await lmdb().create('a', { ...resource(id('a', i), { tier: 'gold' }), creator: 'c:p' });
+    const before = CREATOR_SEARCHES.map(([type, filter, history]) => search(type, filter, history));
+    const { storage } = engine;
+    const names = new IndexNames(storage.meta).refresh();
+    // That layout: a creator entry for every current revision, whether the resource started at its revision_start as the mark.
+    storage.root.transactionSync(() => {
+      for (const { key } of [...storage.resourcesByRevisionStart.getRange()]) {
+        const [type, revisionStart, rid] = key as [string, number, string];
+        const r = lmdb().get(type, rid)!;
+        void storage.resourcesByRevisionStart.put(key, r.startedAt === r.revisionStart);
+        if (r.creator !== 'd:q') continue;
+        const entry = entryBytes(names.typeCode(type)!, names.fieldCode('creator')!, r.creator, { id: rid, revision: -1, revisionStart });
+        void storage.resourceValues.put(entry.key, entry.dup);
+      }
+      const { creator: _, ...dictionary } = storage.meta.get('resourceValueNames') as { creator?: string };
+      void storage.meta.put('resourceValueNames', dictionary);
+      void storage.meta.put('resourcesByValue', 5);
+      void storage.meta.put('resourcesByRevisionStart', 4);
+    });
+    expect(creatorDups(false, 'd:q')).toBe(30);
+    await engine.close();
+    engine = await open();
+    expect(new IndexNames(engine.storage.meta).refresh().commonCreator()).toBe('c:p');
+    expect([creatorDups(false, 'd:q'), creatorDups(false, 'c:p'), creatorDups(false, 'c:x')]).toEqual([30, 0, 10]);
+    expect([creatorDups(true, 'd:q'), creatorDups(true, 'c:p')]).toEqual([5, 5]);
+    expect(CREATOR_SEARCHES.map(([type, filter, history]) => search(type, filter, history))).toEqual(before);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+});
+
 describe('the estimate of a range of current and closed revisions', () => {
   it('counts both, whichever way each is counted (natively past 1,000)', async () => {
     // 1,200 current revisions of project `shared` and 5 closed ones: an `and` caps the project's count at the
@@ -268,7 +370,7 @@ describe('ids that are not UUIDs', () => {
     expect(checkStorage(engine.storage).faults).toEqual([]);
     const before = entryCount(engine.storage.resourceValues);
     for (const rid of odd) await lmdb().delete('a', rid);
-    expect(entryCount(engine.storage.resourceValues)).toBe(before - 2 * 5);
+    expect(entryCount(engine.storage.resourceValues)).toBe(before - 2 * 4);
     expect(entryCount(engine.storage.resourceHistoryValues)).toBe(20 * 7);
   });
 });

@@ -69,6 +69,25 @@ describe('indexed searches', () => {
     expect(await search({ '>=': { started_at: c } })).toEqual(['c', 'd']);
   });
 
+  it('find resources by creator, the first to create (whose resources resource_values leaves to resources_by_revision_start) or another', async () => {
+    for (const vm of [{ id: 'e', flavor: 'small' }, { id: 'f', flavor: 'large' }]) expect((await json(t.app, 'POST', '/v1/resource/vm', vm, ADMIN)).status).toBe(201);
+    const byAdmin = async (body: unknown, query = '') => {
+      const res = await json(t.app, 'POST', `/v1/search/resource/vm${query}`, body, ADMIN);
+      expect(res.status).toBe(200);
+      return res.body.map((r: { original_resource_id: string }) => r.original_resource_id).sort();
+    };
+    expect(await byAdmin({ '=': { creator: 'foobar' } })).toEqual(['a', 'b', 'c', 'd']);
+    expect(await byAdmin({ '=': { creator: 'admin' } })).toEqual(['e', 'f']);
+    expect(await byAdmin({ like: { creator: 'foo%' } })).toEqual(['a', 'b', 'c', 'd']);
+    expect(await byAdmin({ in: { creator: ['foobar', 'admin'] } })).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(await byAdmin({ '>': { creator: 'b' } })).toEqual(['a', 'b', 'c', 'd']);
+    expect(await byAdmin({ and: [{ '=': { creator: 'foobar' } }, { '=': { flavor: 'large' } }] })).toEqual(['c', 'd']);
+    await json(t.app, 'PATCH', '/v1/resource/vm/a', { vcpus: 4 }, USER);
+    expect(await byAdmin({ '=': { creator: 'foobar' } }, '?history=true')).toEqual(['a', 'a', 'b', 'c', 'd']);
+    expect((await json(t.app, 'DELETE', '/v1/resource/vm/b', undefined, USER)).status).toBe(204);
+    expect(await byAdmin({ or: [{ '=': { creator: 'foobar' } }, { '=': { flavor: 'small' } }] })).toEqual(['a', 'c', 'd', 'e']);
+  });
+
   it('follow patches, updates and deletes', async () => {
     expect(await search({ and: [{ '=': { flavor: 'small' } }, { '>=': { vcpus: 2 } }] })).toEqual(['b']);
     await json(t.app, 'PATCH', '/v1/resource/vm/a', { flavor: 'large', vcpus: 4 }, USER);
