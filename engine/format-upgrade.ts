@@ -10,8 +10,8 @@
  * engine/resources.ts; so is resource_values before format 8, without its
  * NULL entries), and before format 10 each resource's named metrics move
  * from metrics_by_resource into its record (engine/resource-records.ts).
- * Other changes since format 1 only need the stamp: their older records
- * still read.
+ * Other changes since format 1 (format 11's compact resource records among
+ * them) only need the stamp: their older records still read.
  */
 import type { Database, Key } from 'lmdb';
 import { entryCount } from './db-stats.js';

@@ -10,7 +10,11 @@
  * text stored before reads as it was. A record whose id is its database key
  * leaves the id out (format 7: a tenth of a quiet series' bytes went to
  * storing it twice), behind a byte msgpack never starts a value with; the
- * database puts the key back (engine/storage.ts KeyedRecords).
+ * database puts the key back (engine/storage.ts KeyedRecords). From format
+ * 11, a field equal to another one it names (a resource's `started_at`,
+ * its `revision_start` until it changes) is stored as `true`, and an empty
+ * object (a resource without attributes) as nil: 10 of a collector's
+ * resource's ~90 bytes. Records stored before read as they were.
  */
 import { Packr, RESERVE_START_SPACE } from 'msgpackr';
 import { readUuid, writeUuid } from './uuid-keys.js';
@@ -38,23 +42,47 @@ function unpackedUuid(value: unknown): unknown {
   return value instanceof Uint8Array && value.length === UUID_BYTES ? readUuid(value, 0) : value;
 }
 
+/** Fields stored in fewer bytes when their value allows (none holds `true`, nor an empty object that is not its whole value). */
+export interface CompactFields<T> {
+  /** Field -> the field it is stored as `true` for when equal to it (and not undefined). */
+  sameAs?: Partial<Record<keyof T & string, keyof T & string>>;
+  /** Fields holding an object, stored as nil when it has no property. */
+  objects?: readonly (keyof T & string)[];
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _ in value) return false;
+  return true;
+}
+
 /**
  * `uuids`: the fields that hold a UUID or null. `keyField`: a field the
  * database key holds, left out of the bytes: it decodes as undefined, in
- * its place, for the database to fill in.
+ * its place, for the database to fill in. `compact`: see CompactFields.
  */
 export function fieldsEncoder<T extends object>(
   fields: readonly (keyof T & string)[],
   uuids: readonly (keyof T & string)[] = [],
   keyField?: keyof T & string,
+  compact: CompactFields<T> = {},
 ): RecordEncoder<T> {
   const named = new Set<string>(fields);
-  const layout = (names: readonly (keyof T & string)[]) => names.map((name) => ({ name, uuid: uuids.includes(name) }));
+  const layout = (names: readonly (keyof T & string)[]) =>
+    names.map((name) => ({ name, uuid: uuids.includes(name), sameAs: compact.sameAs?.[name], object: compact.objects?.includes(name) === true }));
   const full = layout(fields);
   const stored = layout(fields.filter((field) => field !== keyField));
+  const storedValue = (record: T, { name, uuid, sameAs, object }: (typeof stored)[number]): unknown => {
+    const value = record[name];
+    if (uuid) return packedUuid(value);
+    if (sameAs !== undefined && value !== undefined && value === record[sameAs]) return true;
+    if (object && isEmptyObject(value)) return null;
+    return value;
+  };
+  const restored = full.filter(({ sameAs, object }) => sameAs !== undefined || object);
   return {
     encode(record) {
-      const values: unknown[] = stored.map(({ name, uuid }) => (uuid ? packedUuid(record[name]) : record[name]));
+      const values: unknown[] = stored.map((field) => storedValue(record, field));
       // Every index write encodes here: no array of entries for the usual record without extras.
       let rest: Record<string, unknown> | undefined;
       for (const key of Object.keys(record)) if (!named.has(key)) (rest ??= {})[key] = record[key as keyof T];
@@ -73,6 +101,10 @@ export function fieldsEncoder<T extends object>(
       const names = withoutKey ? stored : full;
       if (withoutKey) record[keyField!] = undefined;
       names.forEach(({ name, uuid }, i) => (record[name] = uuid ? unpackedUuid(value[i]) : value[i]));
+      for (const { name, sameAs, object } of restored) {
+        if (sameAs !== undefined && record[name] === true) record[name] = record[sameAs];
+        else if (object && record[name] === null) record[name] = {};
+      }
       if (value.length > names.length) Object.assign(record, value[names.length]);
       return record as T;
     },

@@ -60,15 +60,19 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * Version 10 keeps a resource's named metrics in its record
  * (engine/resource-records.ts) instead of metrics_by_resource: the upgrade
  * from 9 moves them there and drops that database.
+ * Version 11 writes a resource's (or revision's) started_at as `true` while
+ * it is its revision_start, and no attributes as nil (record-codec.ts
+ * CompactFields); older records still read, so the upgrade from 10 only
+ * stamps the version, which keeps a release of format 10 from misreading.
  */
-export const FORMAT_VERSION = 10;
+export const FORMAT_VERSION = 11;
 /**
  * Meta key set in a directory whose resource records hold their named
  * metrics (created or upgraded at format 10 or later), so that the upgrade
  * moves them once, also in a directory stamped older by hand.
  */
 export const NAMED_METRICS_IN_RECORDS = 'namedMetricsInRecords';
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -202,8 +206,10 @@ export const withEncoder = (encoder: object) => ({ encoder });
 export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
 const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
-const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id');
-const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id']);
+/** A resource's started_at as `true` while it is its revision_start, no attributes as nil (format 11). */
+const COMPACT_RESOURCE = { sameAs: { startedAt: 'revisionStart' }, objects: ['attrs'] } as const;
+const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id', COMPACT_RESOURCE);
+const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id'], undefined, COMPACT_RESOURCE);
 
 /**
  * A database of records keyed by their id and stored without it
