@@ -271,6 +271,7 @@ describe('the common creator', () => {
     ['a', { '=': { creator: 'c:p' } }, false],
     ['generic', { like: { creator: 'd:%' } }, false],
     ['a', { in: { creator: ['d:q', 'c:x'] } }, false],
+    ['a', { in: { creator: ['d:q', 'd:q'] } }, true],
     ['a', { '>=': { creator: 'c:q' } }, false],
     ['a', { '<': { creator: 'd' } }, true],
     ['generic', { '=': { created_by_user_id: 'd' } }, true],
