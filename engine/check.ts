@@ -115,6 +115,8 @@ class Checker {
   private readonly series: SeriesSnapshot;
   /** The value index's names, as of the check's snapshot. */
   private readonly names: IndexNames;
+  /** Its common creator, which the index files no entry for. */
+  private readonly commonCreator: string | undefined;
   private readonly attributes: (type: string) => readonly string[] | undefined;
 
   constructor(
@@ -123,6 +125,7 @@ class Checker {
   ) {
     this.series = lmdbSnapshot(storage);
     this.names = new IndexNames(storage.meta).refresh();
+    this.commonCreator = this.names.commonCreator();
     this.attributes = attributeNames(storage);
   }
 
@@ -406,7 +409,7 @@ class Checker {
         this.fault('resource-type-missing', 'resources', key, `resource type ${r.type} does not exist`);
         continue;
       }
-      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], revisionMark(r, this.names.commonCreator()));
+      this.expect('resources_by_revision_start', storage.resourcesByRevisionStart, [revisionStartKey(r)], revisionMark(r, this.commonCreator));
       this.expectValues('resource_values', storage.resourceValues, currentRevision(r), attrs);
     }
     for (const { key, value } of storage.resourceHistory.getRange()) {
@@ -434,7 +437,7 @@ class Checker {
   /** The value index entries of a revision must be in `db` (a dup each). */
   private expectValues(name: string, db: Storage['resourceValues'], r: Revision, attrs: readonly string[]): void {
     const typeCode = this.names.typeCode(r.type);
-    for (const [field, value] of indexedFields(r, attrs, this.names.commonCreator())) {
+    for (const [field, value] of indexedFields(r, attrs, this.commonCreator)) {
       this.expected.set(name, (this.expected.get(name) ?? 0) + 1);
       const fieldCode = this.names.fieldCode(field);
       const entry = typeCode === undefined || fieldCode === undefined ? undefined : entryBytes(typeCode, fieldCode, value, targetOf(r));
@@ -499,7 +502,7 @@ class Checker {
     const { typeCode, fieldCode } = decodeKey(key);
     const field = this.names.fieldName(fieldCode);
     if (typeCode !== this.names.typeCode(r.type) || field === undefined) return false;
-    for (const [f, value] of indexedFields(r, attrs, this.names.commonCreator())) {
+    for (const [f, value] of indexedFields(r, attrs, this.commonCreator)) {
       if (f !== field) continue;
       const entry = entryBytes(typeCode, fieldCode, value, targetOf(r));
       return entry.key.equals(key) && entry.dup.equals(dup);

@@ -8,8 +8,8 @@
  *                        and its named metrics (resource-records.ts)
  *   resource_history     [uuid, revision]          -> Revision (closed revisions)
  *   resources_by_revision_start
- *                        [type, revision_start, uuid] -> whether started_at is revision_start
- *                        (revision-start-index.ts)
+ *                        [type, revision_start, uuid] -> RevisionMark bits: what resource_values
+ *                        leaves to it (revision-start-index.ts)
  *   resource_values, resource_history_values
  *                        per-field values (resource-value-index.ts)
  * Revision numbers come from one counter (meta `resourceRevision`), as

@@ -14,10 +14,11 @@ import { checkStorage } from '../../engine/check.js';
 import { entryCount } from '../../engine/db-stats.js';
 import type { LmdbIndexStore } from '../../engine/drivers/lmdb/index-store.js';
 import { Engine } from '../../engine/engine.js';
-import { entryBytes, rangeBounds } from '../../engine/resource-index-keys.js';
+import { entryBytes, rangeBounds, type StoredValue } from '../../engine/resource-index-keys.js';
 import { IndexNames } from '../../engine/resource-index-names.js';
 import { RevisionMark } from '../../engine/revision-start-index.js';
 import { DEFAULT_RESOURCE_SORT, parseResourceSorts, type NewResource } from '../../engine/resources.js';
+import type { ResourceRecord } from '../../engine/resource-search.js';
 import { validateResourceQuery, type QueryNode } from '../../formats/resource-query.js';
 
 let dir: string;
@@ -59,6 +60,33 @@ async function populate(): Promise<void> {
 }
 
 const query = (raw: unknown) => validateResourceQuery(raw, { resourceId: (v) => v }) as QueryNode;
+
+/**
+ * Rewrites the current resources' index entries as an older layout had
+ * them: resources_by_revision_start's value `mark(r)`, and an entry of
+ * `field` with `valueOf(r)` where it gives one; meta claims `versions`.
+ */
+function asOlderLayout(
+  mark: (r: ResourceRecord) => unknown,
+  field: string,
+  valueOf: (r: ResourceRecord) => StoredValue | undefined,
+  versions: { resourcesByValue: number; resourcesByRevisionStart: number },
+): void {
+  const { storage } = engine;
+  const names = new IndexNames(storage.meta).refresh();
+  storage.root.transactionSync(() => {
+    for (const { key } of [...storage.resourcesByRevisionStart.getRange()]) {
+      const [type, revisionStart, rid] = key as [string, number, string];
+      const r = lmdb().get(type, rid)!;
+      void storage.resourcesByRevisionStart.put(key, mark(r));
+      const value = valueOf(r);
+      if (value === undefined) continue;
+      const entry = entryBytes(names.typeCode(type)!, names.internField(field), value, { id: rid, revision: -1, revisionStart });
+      void storage.resourceValues.put(entry.key, entry.dup);
+    }
+    for (const [name, version] of Object.entries(versions)) void storage.meta.put(name, version);
+  });
+}
 
 function search(type: string, raw: unknown, history = false): string[] {
   const sorts = parseResourceSorts(DEFAULT_RESOURCE_SORT, lmdb().getType(type), history);
@@ -225,19 +253,7 @@ describe('a started_at that is the revision_start', () => {
     await populateStarts();
     const searches = startSearches();
     const before = searches.map(([type, filter, history]) => search(type, filter, history));
-    const { storage } = engine;
-    const names = new IndexNames(storage.meta).refresh();
-    storage.root.transactionSync(() => {
-      for (const { key } of [...storage.resourcesByRevisionStart.getRange()]) {
-        const [type, revisionStart, rid] = key as [string, number, string];
-        const r = lmdb().get(type, rid)!;
-        void storage.resourcesByRevisionStart.put(key, true);
-        const entry = entryBytes(names.typeCode(type)!, names.internField('started_at'), r.startedAt, { id: rid, revision: -1, revisionStart });
-        void storage.resourceValues.put(entry.key, entry.dup);
-      }
-      void storage.meta.put('resourcesByValue', 4);
-      void storage.meta.put('resourcesByRevisionStart', 3);
-    });
+    asOlderLayout(() => true, 'started_at', (r) => r.startedAt, { resourcesByValue: 4, resourcesByRevisionStart: 3 });
     expect(startedAtEntries()).toBe(50);
     await engine.close();
     engine = await open();
@@ -319,22 +335,14 @@ describe('the common creator', () => {
     for (let i = 60; i < 75; i++) await lmdb().create('a', { ...resource(id('a', i), { tier: 'gold' }), creator: 'c:p' });
     const before = CREATOR_SEARCHES.map(([type, filter, history]) => search(type, filter, history));
     const { storage } = engine;
-    const names = new IndexNames(storage.meta).refresh();
-    // That layout: a creator entry for every current revision, whether the resource started at its revision_start as the mark.
-    storage.root.transactionSync(() => {
-      for (const { key } of [...storage.resourcesByRevisionStart.getRange()]) {
-        const [type, revisionStart, rid] = key as [string, number, string];
-        const r = lmdb().get(type, rid)!;
-        void storage.resourcesByRevisionStart.put(key, r.startedAt === r.revisionStart);
-        if (r.creator !== 'd:q') continue;
-        const entry = entryBytes(names.typeCode(type)!, names.fieldCode('creator')!, r.creator, { id: rid, revision: -1, revisionStart });
-        void storage.resourceValues.put(entry.key, entry.dup);
-      }
-      const { creator: _, ...dictionary } = storage.meta.get('resourceValueNames') as { creator?: string };
-      void storage.meta.put('resourceValueNames', dictionary);
-      void storage.meta.put('resourcesByValue', 5);
-      void storage.meta.put('resourcesByRevisionStart', 4);
+    // That layout: a creator entry for every current revision (d:q's were left out), whether the resource started at its
+    // revision_start as the mark, no common creator.
+    asOlderLayout((r) => r.startedAt === r.revisionStart, 'creator', (r) => (r.creator === 'd:q' ? r.creator : undefined), {
+      resourcesByValue: 5,
+      resourcesByRevisionStart: 4,
     });
+    const { creator: _, ...dictionary } = storage.meta.get('resourceValueNames') as { creator?: string };
+    await storage.meta.put('resourceValueNames', dictionary);
     expect(creatorDups(false, 'd:q')).toBe(30);
     await engine.close();
     engine = await open();
