@@ -38,6 +38,25 @@ describe('index records as arrays of their fields', () => {
     expect(encoder.decode(Buffer.concat([bytes, Buffer.from('tail')]), bytes.length), 'within the size lmdb-js gives').toEqual(record);
   });
 
+  describe('one field read alone', () => {
+    type Encoder = ReturnType<typeof fieldsEncoder<Record<string, unknown>>>;
+    const keyed = (record: Record<string, unknown>) => fieldsEncoder<Record<string, unknown>>(Object.keys(record), ['id'], 'id');
+    const compact = fieldsEncoder<Record<string, unknown>>(Object.keys(RESOURCE), ['id'], 'id', { sameAs: { startedAt: 'revisionStart' }, objects: ['attrs'] });
+    const cases: [string, Encoder, Record<string, unknown>, (e: Encoder, r: Record<string, unknown>) => Uint8Array][] = [
+      ['a metric of its fields', metrics, METRIC, (e, r) => e.encode(r)],
+      ['a resource of its fields', resources, RESOURCE, (e, r) => e.encode(r)],
+      ['a metric keyed by its id', keyed(METRIC), METRIC, (e, r) => e.encode(r)],
+      ['a resource with compact fields', compact, { ...RESOURCE, startedAt: RESOURCE.revisionStart, attrs: {} }, (e, r) => e.encode(r)],
+      ['a metric as a map (format 4)', metrics, METRIC, (_, r) => maps.pack(r)],
+    ];
+
+    it.each(cases)('%s: each field as the whole record reads it', (_, encoder, record, encode) => {
+      const bytes = encode(encoder, record);
+      const whole = encoder.decode(bytes);
+      for (const name of Object.keys(record)) expect(encoder.field(bytes, name), name).toEqual(whole[name]);
+    });
+  });
+
   it.each([
     ['a metric', metrics, METRIC],
     ['a resource', resources, RESOURCE],
