@@ -22,7 +22,7 @@
  */
 import type { ArchivePolicy } from './archive-policy.js';
 import { entryCount } from './db-stats.js';
-import type { MetricRecord } from './index.js';
+import { resolvedMetric, type StoredMetric } from './metric-records.js';
 import { decodeMetricState, encodeMetricState, METRIC_STATE_VERSION, type MetricState, type OpenSplit } from './metric-state.js';
 import { silentProgress, type Progress, type ProgressTask } from './progress.js';
 import { decodeKey, entryBytes, entryTarget, type StoredValue } from './resource-index-keys.js';
@@ -109,8 +109,7 @@ class Checker {
   private readonly faultsIn = new Map<string, number>();
   private readonly expected = new Map<string, number>();
   private lastMetricId: string | undefined;
-  private lastResource: { id: string; named: NamedMetrics | undefined } | undefined;
-  private lastMetric: { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
+  private lastMetric: { metric: StoredMetric | undefined; policy: ArchivePolicy | undefined } = { metric: undefined, policy: undefined };
   /** The series records as processing and reads see them. */
   private readonly series: SeriesSnapshot;
   /** The value index's names, as of the check's snapshot. */
@@ -141,43 +140,36 @@ class Checker {
   }
 
   /** A metric and its policy; records come sorted by metric, so one lookup serves a run of them. */
-  private metricOf(id: string): { metric: MetricRecord | undefined; policy: ArchivePolicy | undefined } {
+  private metricOf(id: string): { metric: StoredMetric | undefined; policy: ArchivePolicy | undefined } {
     if (id !== this.lastMetricId) {
       this.lastMetricId = id;
-      const metric = this.storage.metrics.get(id);
+      const metric = this.storage.metrics.getStored(id);
       const policy = metric === undefined ? undefined : (this.storage.policies.get(metric.archivePolicyName) as ArchivePolicy | undefined);
       this.lastMetric = { metric, policy };
     }
     return this.lastMetric;
   }
 
-  /**
-   * The named metrics of resource `id`, undefined when it does not exist.
-   * The last resource's are kept: a resource's metrics, created together,
-   * have neighbouring ids (metric-id.ts), so the walk of metrics reads each
-   * resource's once, not once per metric.
-   */
-  private namedMetricsOf(id: string): NamedMetrics | undefined {
-    if (this.lastResource?.id !== id) {
-      this.lastResource = { id, named: this.storage.resources.metricsIfExists(id) };
-    }
-    return this.lastResource.named;
-  }
-
   metrics(): void {
     const { storage } = this;
-    for (const { key, value: m } of storage.metrics.getRange()) {
+    for (const { key, value: stored } of storage.metrics.getStoredRange()) {
       this.read('metrics');
-      if (storage.policies.get(m.archivePolicyName) === undefined) {
-        this.fault('metric-policy-missing', 'metrics', key, `archive policy ${m.archivePolicyName} does not exist`);
+      if (storage.policies.get(stored.archivePolicyName) === undefined) {
+        this.fault('metric-policy-missing', 'metrics', key, `archive policy ${stored.archivePolicyName} does not exist`);
       }
-      if (m.resourceId === null) continue;
-      const resourceNames = this.namedMetricsOf(m.resourceId);
-      if (resourceNames === undefined) {
-        this.fault('metric-resource-missing', 'metrics', key, `resource ${m.resourceId} does not exist`);
+      if (stored.resourceId === null) continue;
+      const owner = storage.resources.owner(stored.resourceId, key);
+      if (owner === undefined) {
+        this.fault('metric-resource-missing', 'metrics', key, `resource ${stored.resourceId} does not exist`);
       }
-      if (m.name === null) continue;
-      const named = resourceNames?.get(m.name);
+      const m = resolvedMetric(key, stored, owner);
+      if (m === undefined) {
+        this.fault('index-missing', 'resources', [stored.resourceId, null], `metric ${key} leaves its name or creator to its resource, which does not name it`);
+        continue;
+      }
+      // One that leaves its name to the resource is named there by construction.
+      if (m.name === null || stored.name === true || owner === undefined) continue;
+      const named = storage.resources.metricsOf(stored.resourceId).get(m.name);
       if (named === undefined) this.fault('index-missing', 'resources', [m.resourceId, m.name], `metric ${m.id} is not named on its resource`);
       else if (named !== m.id) this.fault('index-mismatch', 'resources', [m.resourceId, m.name], `names metric ${named}, expected ${m.id}`);
     }
@@ -186,9 +178,14 @@ class Checker {
   /** The named metrics of resource `id`: each a metric of that resource and name. */
   private namedMetrics(id: string, named: NamedMetrics): void {
     for (const [name, metricId] of named) {
-      const m = this.storage.metrics.get(metricId);
-      if (m === undefined) this.fault('index-extra', 'resources', [id, name], `metric ${metricId} does not exist`);
-      else if (m.resourceId !== id || m.name !== name) {
+      const stored = this.storage.metrics.getStored(metricId);
+      if (stored === undefined) {
+        this.fault('index-extra', 'resources', [id, name], `metric ${metricId} does not exist`);
+        continue;
+      }
+      // One left unresolved is the walk of metrics' fault.
+      const m = resolvedMetric(metricId, stored, stored.resourceId === null ? undefined : this.storage.resources.owner(stored.resourceId, metricId));
+      if (m !== undefined && (m.resourceId !== id || m.name !== name)) {
         this.fault('index-mismatch', 'resources', [id, name], `metric ${metricId} is named ${m.name ?? 'null'} on resource ${m.resourceId ?? 'null'}`);
       }
     }

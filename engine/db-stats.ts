@@ -172,7 +172,7 @@ function columnCounts(storage: Storage): (metricId: string) => number | undefine
   return (metricId) => {
     if (metricId !== lastId) {
       lastId = metricId;
-      const metric = storage.metrics.get(metricId);
+      const metric = storage.metrics.getStored(metricId);
       const policy = metric === undefined ? undefined : (storage.policies.get(metric.archivePolicyName) as ArchivePolicy | undefined);
       last = policy?.aggregationMethods.length;
     }

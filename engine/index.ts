@@ -394,9 +394,13 @@ export class Index {
     return this.records.version;
   }
 
-  /** Stores a metric record; inside changingMetrics or changingMetricsSync only. */
-  putMetric(metric: MetricRecord): void {
-    void this.storage.metrics.put(metric.id, metric);
+  /**
+   * Stores a metric record; inside changingMetrics or changingMetricsSync
+   * only. `ownerCreator`: the creator of the resource that names it, if any
+   * (engine/metric-records.ts).
+   */
+  putMetric(metric: MetricRecord, ownerCreator?: string): void {
+    void this.storage.metrics.put(metric.id, metric, ownerCreator);
     this.records.wrote(metric.id, metric);
   }
 
@@ -416,14 +420,16 @@ export class Index {
       if (this.getPolicy(metric.archivePolicyName) === undefined) {
         throw new BadRequest(`Archive policy ${metric.archivePolicyName} does not exist`);
       }
+      let ownerCreator: string | undefined;
       if (metric.resourceId !== null && metric.name !== null) {
         const { resources } = this.storage;
         const named = resources.metricsIfExists(metric.resourceId);
         if (named === undefined) throw new NoSuchResource(metric.resourceId);
         if (named.has(metric.name)) throw new NamedMetricAlreadyExists(metric.name);
         resources.setMetrics(metric.resourceId, named.set(metric.name, metric.id));
+        ownerCreator = resources.get(metric.resourceId)!.creator;
       }
-      this.putMetric(metric);
+      this.putMetric(metric, ownerCreator);
       return metric;
     });
   }

@@ -17,7 +17,8 @@
 import type { Database } from 'lmdb';
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
 import { checkKeyLength, MAX_STORAGE_KEY_BYTES } from './key-limit.js';
-import type { RecordEncoder } from './record-codec.js';
+import type { MetricOwner } from './metric-records.js';
+import type { FieldsEncoder } from './record-codec.js';
 import type { ResourceRecord } from './resource-search.js';
 import { idFirstKeys, idValues } from './uuid-keys.js';
 
@@ -62,6 +63,23 @@ function readNamedMetrics(value: Uint8Array, at = recordPart(value).metricsAt): 
   return out;
 }
 
+/** The name under which `value`'s named metrics (from `at`) hold the metric of stored id `id`, if any. */
+function nameOf(value: Uint8Array, at: number, id: Uint8Array): string | undefined {
+  let p = at;
+  while (p < value.length) {
+    const name = varuintAt(value, p);
+    const nameEnd = name.next + name.value;
+    const idAt = varuintAt(value, nameEnd);
+    const idEnd = idAt.next + idAt.value;
+    if (idEnd > value.length) throw new CorruptResourceValue(`resource value: named metric past its end at byte ${p}`);
+    if (idAt.value === id.length && Buffer.compare(id, value.subarray(idAt.next, idEnd)) === 0) {
+      return Buffer.from(value.buffer, value.byteOffset + name.next, name.value).toString('utf8');
+    }
+    p = idEnd;
+  }
+  return undefined;
+}
+
 /**
  * A stored value: `record`'s bytes and named metrics (`metrics`, or bytes
  * already laid out), in one buffer (a collector's new series writes one).
@@ -101,7 +119,7 @@ export class ResourceRecords {
   constructor(
     /** Keyed by resource id (uuid-keys.ts idKeys), values as laid out above. */
     readonly db: Database<Buffer, string>,
-    private readonly codec: RecordEncoder<ResourceRecord>,
+    private readonly codec: FieldsEncoder<ResourceRecord>,
   ) {}
 
   get(id: string): ResourceRecord | undefined {
@@ -118,6 +136,18 @@ export class ResourceRecords {
   metricsIfExists(id: string): NamedMetrics | undefined {
     const value = this.db.getBinaryFast(id);
     return value === undefined ? undefined : readNamedMetrics(value);
+  }
+
+  /**
+   * What resource `id` holds of metric `metricId` (engine/metric-records.ts),
+   * undefined when it does not exist: read without decoding the rest of the
+   * record and the other metrics, as a metric read costs it.
+   */
+  owner(id: string, metricId: string): MetricOwner | undefined {
+    const value = this.db.getBinaryFast(id);
+    if (value === undefined) return undefined;
+    const { record, metricsAt } = recordPart(value);
+    return { creator: this.codec.field(record, 'creator'), name: nameOf(value, metricsAt, idValues.encode(metricId)) };
   }
 
   /** Every record and its named metrics, in key order. */

@@ -425,7 +425,7 @@ export class ResourceIndex {
         if (owner !== undefined && owner !== m.id) throw new NamedMetricAlreadyExists(name);
         if (m.resourceId === r.id && m.name !== null) named.delete(m.name);
         else if (m.resourceId !== null && m.name !== null) this.storage.resources.unnameMetric(m.resourceId, m.name, m.id);
-        this.index.putMetric({ ...m, resourceId: r.id, name });
+        this.index.putMetric({ ...m, resourceId: r.id, name }, r.creator);
         named.set(name, m.id);
       } else {
         if (this.index.getPolicy(spec.archivePolicyName) === undefined) {
@@ -441,7 +441,7 @@ export class ResourceIndex {
           resourceId: r.id,
         };
         named.set(name, m.id);
-        this.index.putMetric(m);
+        this.index.putMetric(m, r.creator);
       }
     }
     return named;
@@ -542,11 +542,11 @@ export class ResourceIndex {
       for (const id of ids) {
         const r = storage.resources.get(id);
         if (r === undefined) continue;
-        const named = this.metricsOf(id);
-        // First, so that removing its metrics has no record of theirs to rewrite.
+        // Read while the resource holds their names and creator (metric-records.ts).
+        const metrics = [...this.metricsOf(id).values()].map((metricId) => this.index.getMetric(metricId));
+        // Then the resource, so that removing its metrics has no record of theirs to rewrite.
         storage.resources.remove(id);
-        for (const metricId of named.values()) {
-          const m = this.index.getMetric(metricId);
+        for (const m of metrics) {
           if (m !== undefined) {
             this.index.removeMetric(m);
             dropped.push(m.id);

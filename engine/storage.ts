@@ -7,10 +7,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type DatabaseOptions, type Key, type RangeIterable, type RootDatabase } from 'lmdb';
+import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
-import type { MetricRecord } from './index.js';
 import { limitKeyLength } from './key-limit.js';
+import { MetricRecords, type StoredMetric } from './metric-records.js';
 import { fieldsEncoder } from './record-codec.js';
 import { ResourceRecords } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
@@ -64,15 +64,19 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * it is its revision_start, and no attributes as nil (record-codec.ts
  * CompactFields); older records still read, so the upgrade from 10 only
  * stamps the version, which keeps a release of format 10 from misreading.
+ * Version 12 leaves out of a metric's record the name and creator its
+ * resource holds (engine/metric-records.ts); older records still read, so
+ * the upgrade from 11 only stamps the version, which keeps a release of
+ * format 11, which would read `true` for them, from opening the directory.
  */
-export const FORMAT_VERSION = 11;
+export const FORMAT_VERSION = 12;
 /**
  * Meta key set in a directory whose resource records hold their named
  * metrics (created or upgraded at format 10 or later), so that the upgrade
  * moves them once, also in a directory stamped older by hand.
  */
 export const NAMED_METRICS_IN_RECORDS = 'namedMetricsInRecords';
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -103,7 +107,8 @@ export interface Storage {
   readonly meta: Database<unknown, string>;
   readonly policies: Database<unknown, string>;
   readonly rules: Database<unknown, string>;
-  readonly metrics: KeyedRecords<MetricRecord>;
+  /** Metric records by metric UUID (engine/metric-records.ts). */
+  readonly metrics: MetricRecords;
   /** Format 1's measures accepted but not yet aggregated, per metric (read once, to upgrade). */
   readonly incoming: Database<Buffer, IncomingKey>;
   /** Measures accepted but not yet aggregated: one record per push (engine/incoming-batch.ts). */
@@ -204,52 +209,12 @@ const VALUE_INDEX = {
 export const withEncoder = (encoder: object) => ({ encoder });
 /** Options of a database of ID_KEYED_DBS: its name and key encoder. */
 export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
-const METRIC_RECORDS = fieldsEncoder<MetricRecord>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
+const METRIC_RECORDS = fieldsEncoder<StoredMetric>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
 /** A resource's started_at as `true` while it is its revision_start, no attributes as nil (format 11). */
 const COMPACT_RESOURCE = { sameAs: { startedAt: 'revisionStart' }, objects: ['attrs'] } as const;
 const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id', COMPACT_RESOURCE);
 const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id'], undefined, COMPACT_RESOURCE);
-
-/**
- * A database of records keyed by their id and stored without it
- * (record-codec.ts keyField), whose reads put the id back. It offers only
- * the operations the engine uses, so that a new kind of read fails to
- * compile rather than return records without their id.
- */
-export class KeyedRecords<V extends { id: string }> {
-  constructor(readonly db: Database<V, string>) {}
-
-  get(id: string): V | undefined {
-    return withId(this.db.get(id), id);
-  }
-
-  /** Every record, in key order. */
-  getRange(): RangeIterable<{ key: string; value: V }> {
-    return this.db.getRange().map(({ key, value }) => ({ key, value: withId(value, key)! }));
-  }
-
-  doesExist(id: string): boolean {
-    return this.db.doesExist(id);
-  }
-
-  put(id: string, record: V): Promise<boolean> {
-    return this.db.put(id, record);
-  }
-
-  remove(id: string): Promise<boolean> {
-    return this.db.remove(id);
-  }
-
-  getStats(): unknown {
-    return this.db.getStats();
-  }
-}
-
-function withId<V extends { id: string }>(value: V | undefined, id: string): V | undefined {
-  if (value !== undefined) value.id = id;
-  return value;
-}
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;
 export const MAX_DBS = 64;
@@ -272,19 +237,20 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   });
   // Every database, not only those keyed by names: a key that holds no request's text never nears the limit.
   const db = <V, K extends Key>(dbOptions: DatabaseOptions & { name: string }) => limitKeyLength(root.openDB<V, K>(dbOptions));
+  const resources = new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS);
   const storage: Storage = {
     root,
+    metrics: new MetricRecords(db<StoredMetric, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }), resources),
     meta: db({ name: 'meta', encoding: 'msgpack' }),
     policies: db({ name: 'policies', encoding: 'msgpack' }),
     rules: db({ name: 'rules', encoding: 'msgpack' }),
-    metrics: new KeyedRecords(db<MetricRecord, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) })),
     incoming: db({ name: 'incoming', encoding: 'binary' }),
     incomingBatches: db({ name: 'incoming_batches', encoding: 'binary' }),
     states: db({ ...idKeyed('metric_state'), encoding: 'binary' }),
     splits: db({ name: 'splits', encoding: 'binary' }),
     stateChunks: db({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: db({ name: 'resource_types', encoding: 'msgpack' }),
-    resources: new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS),
+    resources,
     resourceHistory: db({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
     resourcesByRevisionStart: db({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: db({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),

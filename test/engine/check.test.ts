@@ -243,8 +243,18 @@ describe('checkStorage', () => {
       expected: { kind: 'index-mismatch', db: 'resources', key: [HOST, 'cpu'] },
     },
     {
+      // The record leaves its name to the resource (metric-records.ts): the fault cannot tell it.
       damage: 'a resource not naming its metric',
       change: (s) => s.resources.setMetrics(HOST, new Map()),
+      expected: { kind: 'index-missing', db: 'resources', key: [HOST, null] },
+    },
+    {
+      damage: 'a resource not naming its metric stored whole (format 11)',
+      change: (s) => {
+        const id = s.resources.metricsOf(HOST).get('cpu')!;
+        s.metrics.db.putSync(id, s.metrics.get(id)!);
+        s.resources.setMetrics(HOST, new Map());
+      },
       expected: { kind: 'index-missing', db: 'resources', key: [HOST, 'cpu'] },
     },
     {

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArchivePolicy } from '../../../../engine/archive-policy.js';
 import { LmdbIndexStore } from '../../../../engine/drivers/lmdb/index-store.js';
 import { StorageKeyTooLong } from '../../../../engine/key-limit.js';
-import { KeyedRecords, openStorage, type Storage } from '../../../../engine/storage.js';
+import { openStorage, type Storage } from '../../../../engine/storage.js';
+import { MetricRecords } from '../../../../engine/metric-records.js';
 
 let dir: string;
 let storage: Storage;
@@ -37,7 +38,7 @@ const TOO_LONG = 'a'.repeat(1979);
 /** Every entry of every database of the environment. */
 function contents(): unknown[] {
   return Object.entries(storage).flatMap(([name, db]) => {
-    const raw = (db instanceof KeyedRecords ? db.db : db) as Partial<Storage['meta']>;
+    const raw = (db instanceof MetricRecords ? db.db : db) as Partial<Storage['meta']>;
     return typeof raw.getRange === 'function' && name !== 'root' ? [[name, [...raw.getRange()]]] : [];
   });
 }
