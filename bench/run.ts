@@ -8,6 +8,7 @@ import { run as aggregation } from './aggregation.bench.js';
 import { run as collectorCreate } from './collector-create.bench.js';
 import { run as lineProtocol } from './line-protocol.bench.js';
 import { run as measures } from './measures.bench.js';
+import { run as metricRecords } from './metric-records.bench.js';
 import { run as processing } from './processing.bench.js';
 import { run as remoteWrite } from './remote-write.bench.js';
 import { run as search } from './search.bench.js';
@@ -18,6 +19,7 @@ const suites: [string, () => Promise<void>][] = [
   ['line protocol', lineProtocol],
   ['remote write', remoteWrite],
   ['collector creation (10,000 new series)', collectorCreate],
+  ['metric records read from LMDB', metricRecords],
   ['split codec', splitCodec],
   ['aggregation methods', aggregation],
   ['aggregates', aggregates],
