@@ -456,6 +456,21 @@ class Checker {
     return false;
   }
 
+  /** The metric name codes: each code names a name that has it back, and each name has a code that names it. */
+  nameCodes(): void {
+    const { byCode, byName } = this.storage.nameCodes;
+    if (byCode === undefined || byName === undefined) return;
+    for (const { key: code, value: name } of byCode.getRange()) {
+      this.read('name_codes');
+      const back = byName.get(name);
+      if (back !== code) this.fault('index-mismatch', 'codes_by_name', name, `name ${name} has code ${String(back)}, expected ${code}`);
+    }
+    for (const { key: name, value: code } of byName.getRange()) {
+      this.read('codes_by_name');
+      if (byCode.get(code) !== name) this.fault('index-extra', 'codes_by_name', name, `code ${code} does not name ${name}`);
+    }
+  }
+
   /** Every index entry must be one its resource (or revision) gives. */
   extraIndexEntries(): void {
     const { storage } = this;
@@ -544,6 +559,7 @@ export function checkStorage(storage: Storage, progress: Progress = silentProgre
     storage.resourcesByRevisionStart,
     storage.resourceValues,
     storage.resourceHistoryValues,
+    ...[storage.nameCodes.byCode, storage.nameCodes.byName].filter((db) => db !== undefined),
   ].reduce((n, db) => n + entryCount(db), 0);
   const task = progress.task('checking', walked);
   try {
@@ -553,6 +569,7 @@ export function checkStorage(storage: Storage, progress: Progress = silentProgre
     checker.states();
     checker.orphanChunks();
     checker.resources();
+    checker.nameCodes();
     checker.extraIndexEntries();
     return { faults: checker.faults, faultCount: checker.faultCount, checked: checker.checked };
   } finally {

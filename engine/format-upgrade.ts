@@ -89,7 +89,7 @@ function moveNamedMetrics(storage: Storage, task: ProgressTask): void {
     for (const { key: id, value } of batch) {
       const named = new Map<string, string>();
       for (const { key, value: metricId } of byResource.getRange({ start: [id, ''], end: [id, '\uffff'] })) named.set(key[1], metricId);
-      db.putSync(id, withNamedMetrics(value, named));
+      db.putSync(id, withNamedMetrics(value, named, storage.nameCodes));
       task.advance();
     }
   }

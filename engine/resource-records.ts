@@ -7,17 +7,20 @@
  * they cost the name and the id, and a collector's new series one LMDB
  * write fewer (bench/RESULTS.md, session 27).
  *
- * A value: the record's length (varuint), the record (storage.ts'
+ * A value: a 0 byte, the record's length (varuint), the record (storage.ts'
  * RESOURCE_RECORDS, without the id the key holds), then each named metric
- * in name order (UTF-8 bytes): the name's length (varuint), the name, the
- * id's length (varuint), the id (uuid-keys.ts idValues). Metric names keep
- * the storage key limit they had as part of a key (key-limit.ts), so that
- * a name is accepted or refused as before.
+ * in name order (UTF-8 bytes): the name's code (varuint, engine/name-codes.ts),
+ * the id's length (varuint), the id (uuid-keys.ts idValues). Before format
+ * 13 a value had no 0 byte and each name in full (its length, its bytes),
+ * which still reads. Metric names keep the storage key limit they had as
+ * part of a key (key-limit.ts), so that a name is accepted or refused as
+ * before.
  */
 import type { Database } from 'lmdb';
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
 import { checkKeyLength, MAX_STORAGE_KEY_BYTES } from './key-limit.js';
 import type { MetricOwner } from './metric-records.js';
+import type { NameCodes } from './name-codes.js';
 import type { FieldsEncoder } from './record-codec.js';
 import type { ResourceRecord } from './resource-search.js';
 import { idFirstKeys, idValues } from './uuid-keys.js';
@@ -34,78 +37,106 @@ function varuintAt(bytes: Uint8Array, at: number): { value: number; next: number
   return read;
 }
 
-/** Where the named metrics of `value` start, and its record's bytes. */
-function recordPart(value: Uint8Array): { record: Uint8Array; metricsAt: number } {
-  const { value: length, next } = varuintAt(value, 0);
+/** First byte of a value whose named metrics hold their names' codes (format 13): one without starts with its record's length, never 0. */
+const CODED = 0;
+
+/** A value's record bytes, where its named metrics start, and whether they hold codes. */
+interface Layout {
+  record: Uint8Array;
+  metricsAt: number;
+  coded: boolean;
+}
+
+function layoutOf(value: Uint8Array): Layout {
+  const coded = value.length > 0 && value[0] === CODED;
+  const { value: length, next } = varuintAt(value, coded ? 1 : 0);
   if (next + length > value.length) throw new CorruptResourceValue('resource value: record past its end');
-  return { record: value.subarray(next, next + length), metricsAt: next + length };
+  return { record: value.subarray(next, next + length), metricsAt: next + length, coded };
 }
 
-/** The record's bytes and the named metrics of a stored value. */
-export function splitStoredValue(value: Uint8Array): { record: Uint8Array; metrics: NamedMetrics } {
-  const { record, metricsAt } = recordPart(value);
-  return { record, metrics: readNamedMetrics(value, metricsAt) };
+/** The record's bytes (a copy) and the named metrics of a stored value. */
+export function splitStoredValue(value: Uint8Array, codes: NameCodes): { record: Uint8Array; metrics: NamedMetrics } {
+  const layout = layoutOf(value);
+  const record = Uint8Array.prototype.slice.call(layout.record);
+  return { record, metrics: readNamedMetrics(value, layout, codes) };
 }
 
-/** The named metrics of `value`, from `at`, in stored order. */
-function readNamedMetrics(value: Uint8Array, at = recordPart(value).metricsAt): NamedMetrics {
-  const out: NamedMetrics = new Map();
-  let p = at;
-  while (p < value.length) {
-    const name = varuintAt(value, p);
-    const nameEnd = name.next + name.value;
-    const id = varuintAt(value, nameEnd);
-    const idEnd = id.next + id.value;
-    if (idEnd > value.length) throw new CorruptResourceValue(`resource value: named metric past its end at byte ${p}`);
-    out.set(Buffer.from(value.buffer, value.byteOffset + name.next, name.value).toString('utf8'), idValues.decode(value.subarray(id.next, idEnd)));
-    p = idEnd;
+/** A named metric as stored: its name's code, or its name's UTF-8 bytes before format 13; its id's bytes. */
+interface Entry {
+  name: number | Uint8Array;
+  id: Uint8Array;
+  next: number;
+}
+
+function entryAt(value: Uint8Array, at: number, coded: boolean): Entry {
+  const name = varuintAt(value, at);
+  const nameEnd = coded ? name.next : name.next + name.value;
+  const id = varuintAt(value, nameEnd);
+  const idEnd = id.next + id.value;
+  if (idEnd > value.length) throw new CorruptResourceValue(`resource value: named metric past its end at byte ${at}`);
+  return { name: coded ? name.value : value.subarray(name.next, nameEnd), id: value.subarray(id.next, idEnd), next: idEnd };
+}
+
+/** An entry's name, read once every byte of the value was: looking a code up may read LMDB, which reuses the buffer of a value read fast. */
+function nameFrom(name: number | string, codes: NameCodes): string {
+  if (typeof name === 'string') return name;
+  const found = codes.name(name);
+  if (found === undefined) throw new CorruptResourceValue(`resource value: no metric name has code ${name}`);
+  return found;
+}
+
+/** An entry's name as stored: its code, or its text (before format 13). */
+const storedName = ({ name }: Entry): number | string => (typeof name === 'number' ? name : Buffer.from(name.buffer, name.byteOffset, name.length).toString('utf8'));
+
+/** The named metrics of `value`, in stored order. */
+function readNamedMetrics(value: Uint8Array, layout: Layout, codes: NameCodes): NamedMetrics {
+  const stored: [name: number | string, id: string][] = [];
+  for (let p = layout.metricsAt; p < value.length; ) {
+    const entry = entryAt(value, p, layout.coded);
+    stored.push([storedName(entry), idValues.decode(entry.id)]);
+    p = entry.next;
   }
-  return out;
+  return new Map(stored.map(([name, id]) => [nameFrom(name, codes), id]));
 }
 
-/** The name under which `value`'s named metrics (from `at`) hold the metric of stored id `id`, if any. */
-function nameOf(value: Uint8Array, at: number, id: Uint8Array): string | undefined {
-  let p = at;
-  while (p < value.length) {
-    const name = varuintAt(value, p);
-    const nameEnd = name.next + name.value;
-    const idAt = varuintAt(value, nameEnd);
-    const idEnd = idAt.next + idAt.value;
-    if (idEnd > value.length) throw new CorruptResourceValue(`resource value: named metric past its end at byte ${p}`);
-    if (idAt.value === id.length && Buffer.compare(id, value.subarray(idAt.next, idEnd)) === 0) {
-      return Buffer.from(value.buffer, value.byteOffset + name.next, name.value).toString('utf8');
-    }
-    p = idEnd;
+/** The name under which `value`'s named metrics hold the metric of stored id `id`, if any. */
+function nameOf(value: Uint8Array, layout: Layout, id: Uint8Array, codes: NameCodes): string | undefined {
+  for (let p = layout.metricsAt; p < value.length; ) {
+    const entry = entryAt(value, p, layout.coded);
+    if (Buffer.compare(id, entry.id) === 0) return nameFrom(storedName(entry), codes);
+    p = entry.next;
   }
   return undefined;
 }
 
 /**
- * A stored value: `record`'s bytes and named metrics (`metrics`, or bytes
- * already laid out), in one buffer (a collector's new series writes one).
+ * A stored value: `record`'s bytes and named metrics (`metrics`, or the
+ * bytes of coded ones already laid out), in one buffer (a collector's new
+ * series writes one), their names as codes; inside a write transaction.
  * The upgrade from format 9 makes one of each record there was.
  */
-export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uint8Array): Buffer {
-  let size = varuintSize(record.length) + record.length;
-  const entries: [name: Buffer, id: Buffer][] = [];
+export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uint8Array, codes: NameCodes): Buffer {
+  let size = 1 + varuintSize(record.length) + record.length;
+  const entries: [name: string, code: number, id: Buffer][] = [];
   if (metrics instanceof Uint8Array) size += metrics.length;
   else {
-    for (const [name, id] of metrics) {
-      const entry: [Buffer, Buffer] = [Buffer.from(name, 'utf8'), idValues.encode(id)];
+    // In name order (UTF-8 bytes), as metricsOf answers them.
+    const names = [...metrics.keys()].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+    for (const name of names) {
+      const entry: [string, number, Buffer] = [name, codes.code(name), idValues.encode(metrics.get(name)!)];
       entries.push(entry);
-      size += varuintSize(entry[0].length) + entry[0].length + varuintSize(entry[1].length) + entry[1].length;
+      size += varuintSize(entry[1]) + varuintSize(entry[2].length) + entry[2].length;
     }
-    if (entries.length > 1) entries.sort(([a], [b]) => Buffer.compare(a, b));
   }
   const out = Buffer.allocUnsafe(size);
-  let p = writeVaruint(out, record.length, 0);
+  out[0] = CODED;
+  let p = writeVaruint(out, record.length, 1);
   out.set(record, p);
   p += record.length;
   if (metrics instanceof Uint8Array) out.set(metrics, p);
-  for (const [name, id] of entries) {
-    p = writeVaruint(out, name.length, p);
-    out.set(name, p);
-    p = writeVaruint(out, id.length, p + name.length);
+  for (const [, code, id] of entries) {
+    p = writeVaruint(out, code, p);
+    p = writeVaruint(out, id.length, p);
     out.set(id, p);
     p += id.length;
   }
@@ -120,11 +151,12 @@ export class ResourceRecords {
     /** Keyed by resource id (uuid-keys.ts idKeys), values as laid out above. */
     readonly db: Database<Buffer, string>,
     private readonly codec: FieldsEncoder<ResourceRecord>,
+    private readonly codes: NameCodes,
   ) {}
 
   get(id: string): ResourceRecord | undefined {
     const value = this.db.getBinaryFast(id);
-    return value === undefined ? undefined : this.decoded(id, recordPart(value).record);
+    return value === undefined ? undefined : this.decoded(id, layoutOf(value).record);
   }
 
   /** The named metrics of resource `id` (none when it does not exist), in name order. */
@@ -135,7 +167,7 @@ export class ResourceRecords {
   /** metricsOf, undefined when resource `id` does not exist: one read for both answers. */
   metricsIfExists(id: string): NamedMetrics | undefined {
     const value = this.db.getBinaryFast(id);
-    return value === undefined ? undefined : readNamedMetrics(value);
+    return value === undefined ? undefined : readNamedMetrics(value, layoutOf(value), this.codes);
   }
 
   /**
@@ -146,30 +178,37 @@ export class ResourceRecords {
   owner(id: string, metricId: string): MetricOwner | undefined {
     const value = this.db.getBinaryFast(id);
     if (value === undefined) return undefined;
-    const { record, metricsAt } = recordPart(value);
-    return { creator: this.codec.field(record, 'creator'), name: nameOf(value, metricsAt, idValues.encode(metricId)) };
+    const layout = layoutOf(value);
+    const creator = this.codec.field(layout.record, 'creator');
+    return { creator, name: nameOf(value, layout, idValues.encode(metricId), this.codes) };
   }
 
   /** Every record and its named metrics, in key order. */
   *getRange(): Generator<{ key: string; value: ResourceRecord; metrics: NamedMetrics }> {
     for (const { key, value } of this.db.getRange()) {
-      const { record, metrics } = splitStoredValue(value);
-      yield { key, value: this.decoded(key, record), metrics };
+      const layout = layoutOf(value);
+      // The record first: the metrics' codes may be looked up.
+      const record = this.decoded(key, layout.record);
+      yield { key, value: record, metrics: readNamedMetrics(value, layout, this.codes) };
     }
   }
 
   /** Writes `record` as resource `id`'s, keeping its named metrics; inside a write transaction. */
   put(id: string, record: ResourceRecord): void {
     const old = this.db.getBinaryFast(id);
-    const metrics = old === undefined ? new Uint8Array(0) : Buffer.from(old.subarray(recordPart(old).metricsAt, old.length));
-    this.db.putSync(id, withNamedMetrics(this.codec.encode(record), metrics));
+    let metrics: NamedMetrics | Uint8Array = new Uint8Array(0);
+    if (old !== undefined) {
+      const layout = layoutOf(old);
+      metrics = layout.coded ? Buffer.from(old.subarray(layout.metricsAt, old.length)) : readNamedMetrics(old, layout, this.codes);
+    }
+    this.db.putSync(id, withNamedMetrics(this.codec.encode(record), metrics, this.codes));
   }
 
   /** Writes a new resource with `metrics` unless `id` holds one; answers whether it wrote. Inside a write transaction. */
   putIfAbsent(id: string, record: ResourceRecord, metrics: NamedMetrics): boolean {
     for (const name of metrics.keys()) checkNameLength(id, name);
     const putSync = this.db.putSync as unknown as PutSyncNoOverwrite;
-    return putSync.call(this.db, id, withNamedMetrics(this.codec.encode(record), metrics), { noOverwrite: true });
+    return putSync.call(this.db, id, withNamedMetrics(this.codec.encode(record), metrics, this.codes), { noOverwrite: true });
   }
 
   /** Replaces the named metrics of resource `id`, which exists; inside a write transaction. */
@@ -177,7 +216,7 @@ export class ResourceRecords {
     for (const name of metrics.keys()) checkNameLength(id, name);
     const old = this.db.getBinaryFast(id);
     if (old === undefined) throw new Error(`resource ${id} does not exist`);
-    this.db.putSync(id, withNamedMetrics(Buffer.from(recordPart(old).record), metrics));
+    this.db.putSync(id, withNamedMetrics(Buffer.from(layoutOf(old).record), metrics, this.codes));
   }
 
   /** Takes `name` off resource `resourceId`'s named metrics if it names `metricId` there; inside a write transaction. */

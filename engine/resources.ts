@@ -310,7 +310,7 @@ export class ResourceIndex {
    * whose cache of metric records must know).
    */
   private async write<T>(f: () => T): Promise<T> {
-    return this.index.changingMetricsSync(() => this.storage.root.transactionSync(f));
+    return this.index.changingMetricsSync(() => this.storage.nameCodes.writing(() => this.storage.root.transactionSync(f)));
   }
 
   // --- resource types ---------------------------------------------------

@@ -11,6 +11,7 @@ import { open, type Database, type DatabaseOptions, type Key, type RootDatabase 
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import { limitKeyLength } from './key-limit.js';
 import { MetricRecords, type StoredMetric } from './metric-records.js';
+import { NameCodes } from './name-codes.js';
 import { fieldsEncoder } from './record-codec.js';
 import { ResourceRecords } from './resource-records.js';
 import type { ResourceRecord, Revision } from './resource-search.js';
@@ -68,15 +69,18 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * resource holds (engine/metric-records.ts); older records still read, so
  * the upgrade from 11 only stamps the version, which keeps a release of
  * format 11, which would read `true` for them, from opening the directory.
+ * Version 13 writes a resource's named metrics with their names' codes
+ * (engine/name-codes.ts, databases name_codes and codes_by_name); older
+ * values still read, so the upgrade from 12 only stamps the version.
  */
-export const FORMAT_VERSION = 12;
+export const FORMAT_VERSION = 13;
 /**
  * Meta key set in a directory whose resource records hold their named
  * metrics (created or upgraded at format 10 or later), so that the upgrade
  * moves them once, also in a directory stamped older by hand.
  */
 export const NAMED_METRICS_IN_RECORDS = 'namedMetricsInRecords';
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -123,6 +127,8 @@ export interface Storage {
   readonly resourceTypes: Database<unknown, string>;
   /** Current revision of each resource, and its named metrics, by resource UUID. */
   readonly resources: ResourceRecords;
+  /** The codes of the metric names resources hold (databases name_codes and codes_by_name). */
+  readonly nameCodes: NameCodes;
   /** Past revisions, by (resource UUID, revision number). */
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
   /**
@@ -237,7 +243,13 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   });
   // Every database, not only those keyed by names: a key that holds no request's text never nears the limit.
   const db = <V, K extends Key>(dbOptions: DatabaseOptions & { name: string }) => limitKeyLength(root.openDB<V, K>(dbOptions));
-  const resources = new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS);
+  // A directory of an older format opened read-only (the admin tools) may have none: it holds no code.
+  const codesHeld = !options.readOnly || [...root.getKeys()].map(String).includes('name_codes');
+  const nameCodes = new NameCodes(
+    codesHeld ? db<string, number>({ name: 'name_codes', encoding: 'msgpack' }) : undefined,
+    codesHeld ? db<number, string>({ name: 'codes_by_name', encoding: 'msgpack' }) : undefined,
+  );
+  const resources = new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS, nameCodes);
   const storage: Storage = {
     root,
     metrics: new MetricRecords(db<StoredMetric, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }), resources),
@@ -251,6 +263,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
     stateChunks: db({ ...idKeyed('state_chunks'), encoding: 'binary' }),
     resourceTypes: db({ name: 'resource_types', encoding: 'msgpack' }),
     resources,
+    nameCodes,
     resourceHistory: db({ ...idKeyed('resource_history'), ...withEncoder(REVISION_RECORDS) }),
     resourcesByRevisionStart: db({ ...idKeyed('resources_by_revision_start'), encoding: 'msgpack' }),
     resourceValues: db({ name: DUP_SORT_DBS.resourceValues, ...VALUE_INDEX }),

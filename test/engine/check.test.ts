@@ -86,7 +86,7 @@ describe('checkStorage', () => {
   it('finds no fault in what the engine wrote, having read every kind of record', () => {
     const report = checkStorage(engine.storage);
     expect(report.faults).toEqual([]);
-    expect(report.checked).toMatchObject({ metrics: 2, resources: 2, resource_history: 1 });
+    expect(report.checked).toMatchObject({ metrics: 2, resources: 2, resource_history: 1, name_codes: 1, codes_by_name: 1 });
     expect(report.checked.splits).toBeGreaterThanOrEqual(4);
     expect(report.checked.state_chunks).toBeGreaterThanOrEqual(2);
   });
@@ -256,6 +256,16 @@ describe('checkStorage', () => {
         s.resources.setMetrics(HOST, new Map());
       },
       expected: { kind: 'index-missing', db: 'resources', key: [HOST, 'cpu'] },
+    },
+    {
+      damage: 'a metric name code whose name has another code',
+      change: (s) => s.nameCodes.byName!.putSync('cpu', 99),
+      expected: { kind: 'index-mismatch', db: 'codes_by_name', key: 'cpu' },
+    },
+    {
+      damage: 'a metric name whose code names nothing',
+      change: (s) => s.nameCodes.byName!.putSync('gone', 7),
+      expected: { kind: 'index-extra', db: 'codes_by_name', key: 'gone' },
     },
     {
       damage: 'a resource naming a metric that does not exist',

@@ -106,7 +106,7 @@ describe('opening a format 5 directory', () => {
     storage.root.transactionSync(() => {
       const byResource = storage.root.openDB<Buffer, MetricByResourceKey>({ ...idKeyed('metrics_by_resource'), encoding: 'binary' });
       for (const { key, value } of [...storage.resources.db.getRange()]) {
-        const { record, metrics } = splitStoredValue(value);
+        const { record, metrics } = splitStoredValue(value, storage.nameCodes);
         for (const [name, metricId] of metrics) void byResource.put([key, name], idValues.encode(metricId));
         void storage.resources.db.put(key, Buffer.from(record));
       }

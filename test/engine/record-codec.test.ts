@@ -12,7 +12,6 @@ import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
 import { upgradeFormat } from '../../engine/format-upgrade.js';
 import { fieldsEncoder } from '../../engine/record-codec.js';
-import { withNamedMetrics } from '../../engine/resource-records.js';
 import { dbPath, FORMAT_VERSION, openStorage } from '../../engine/storage.js';
 
 const ID = '5a301761-f78b-46e2-8900-8b4f6fe6675a';
@@ -147,7 +146,9 @@ describe('index records as arrays of their fields', () => {
         const keyedPlain = fieldsEncoder<Record<string, unknown>>(Object.keys(RESOURCE), ['id'], 'id');
         const record = { ...started, attrs: {} };
         let storage = openStorage(dir);
-        await storage.resources.db.put(ID, withNamedMetrics(keyedPlain.encode(record), new Map()));
+        const bytes = keyedPlain.encode(record);
+        // Format 10's layout: the record's length (a byte here) and the record, no named metric.
+        await storage.resources.db.put(ID, Buffer.concat([Buffer.from([bytes.length]), bytes]));
         await storage.meta.put('format', 10);
         await storage.close();
         storage = openStorage(dir);
@@ -167,9 +168,9 @@ describe('index records as arrays of their fields', () => {
         const record = { ...started, attrs: {} };
         await storage.resources.put(ID, record);
         expect(storage.resources.get(ID)).toEqual(record);
-        // The record's length (a byte), then the record without its id (the key holds it), 10 bytes fewer.
+        // The mark of named metrics by code and the record's length (a byte each), then the record without its id (the key holds it), 10 bytes fewer.
         const keyedPlain = fieldsEncoder<Record<string, unknown>>(Object.keys(RESOURCE), ['id'], 'id');
-        expect(storage.resources.db.getBinary(ID)!.length).toBe(1 + keyedPlain.encode(record).length - 10);
+        expect(storage.resources.db.getBinary(ID)!.length).toBe(2 + keyedPlain.encode(record).length - 10);
         await storage.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });

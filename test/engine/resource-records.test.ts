@@ -8,6 +8,7 @@ import { MAX_STORAGE_KEY_BYTES, StorageKeyTooLong } from '../../engine/key-limit
 import { CorruptResourceValue, splitStoredValue, withNamedMetrics } from '../../engine/resource-records.js';
 import type { ResourceRecord } from '../../engine/resource-search.js';
 import { openStorage, type Storage } from '../../engine/storage.js';
+import { idValues } from '../../engine/uuid-keys.js';
 import { tempDirs } from '../temp-dirs.js';
 
 const dataDir = tempDirs('gnocchi-resource-records-');
@@ -82,11 +83,36 @@ describe('resource records', () => {
     expect([...storage.resources.metricsOf(ID).keys()]).toEqual([longest]);
   });
 
-  it('lays a value out as the record bytes and the named metrics, and says when one does not read', () => {
+  it('lays a value out as the record bytes and the named metrics by code, and says when one does not read', () => {
     const bytes = Buffer.from('any record bytes');
-    const value = withNamedMetrics(bytes, new Map([['cpu', ID]]));
-    expect(splitStoredValue(value)).toEqual({ record: bytes, metrics: new Map([['cpu', ID]]) });
-    expect(() => splitStoredValue(value.subarray(0, value.length - 3))).toThrow(CorruptResourceValue);
-    expect(() => splitStoredValue(Buffer.from([0x40]))).toThrow(CorruptResourceValue);
+    const codes = storage.nameCodes;
+    const value = storage.root.transactionSync(() => withNamedMetrics(bytes, new Map([['cpu', ID]]), codes));
+    expect(value[0], 'the mark of names by code').toBe(0);
+    expect(splitStoredValue(value, codes)).toEqual({ record: bytes, metrics: new Map([['cpu', ID]]) });
+    expect(() => splitStoredValue(value.subarray(0, value.length - 3), codes)).toThrow(CorruptResourceValue);
+    expect(() => splitStoredValue(Buffer.from([0x40]), codes)).toThrow(CorruptResourceValue);
+    const unknownCode = Buffer.from(value);
+    unknownCode[1 + 1 + bytes.length] = 0x7f;
+    expect(() => splitStoredValue(unknownCode, codes)).toThrow(/no metric name has code 127/);
+  });
+
+  it('reads a value of format 12, its names in full, and writes it again by code', () => {
+    const cpu = randomUUID();
+    const entry = (name: string, id: string) => {
+      const idBytes = idValues.encode(id);
+      return Buffer.concat([Buffer.from([name.length]), Buffer.from(name), Buffer.from([idBytes.length]), idBytes]);
+    };
+    storage.root.transactionSync(() => storage.resources.putIfAbsent(ID, record(), new Map()));
+    const coded = storage.resources.db.getBinary(ID)!;
+    // Format 12's layout: no mark, the record's length and the record, each name in full.
+    const recordBytes = coded.subarray(2, 2 + coded[1]!);
+    storage.resources.db.putSync(ID, Buffer.concat([Buffer.from([recordBytes.length]), recordBytes, entry('cpu', cpu), entry('mem', ID)]));
+    const named = new Map([['cpu', cpu], ['mem', ID]]);
+    expect(storage.resources.get(ID)).toEqual(record());
+    expect(storage.resources.metricsOf(ID)).toEqual(named);
+    expect(storage.resources.owner(ID, cpu)).toEqual({ creator: 'admin', name: 'cpu' });
+    storage.root.transactionSync(() => storage.resources.put(ID, record({ originalResourceId: 'host-2' })));
+    expect(storage.resources.db.getBinary(ID)![0], 'written by code').toBe(0);
+    expect(storage.resources.metricsOf(ID)).toEqual(named);
   });
 });
