@@ -19,6 +19,7 @@ import {
 } from './errors.js';
 import { compileGlob } from './glob.js';
 import { dropSeries } from './drivers/lmdb/series.js';
+import type { StoredMetric } from './metric-records.js';
 import type { Storage } from './storage.js';
 
 /**
@@ -72,15 +73,20 @@ export interface ListMetricsOptions {
   marker?: string;
 }
 
-function metricField(m: MetricRecord, key: MetricSortKey): string | null {
-  switch (key) {
-    case 'id': return m.id;
-    case 'name': return m.name;
-    case 'unit': return m.unit;
-    case 'archive_policy_name': return m.archivePolicyName;
-    case 'creator': return m.creator;
-    case 'resource_id': return m.resourceId;
-  }
+/** A listed metric's field: one its record leaves to its resource must have been read (see listMetrics). */
+function metricField(m: StoredMetric, key: MetricSortKey): string | null {
+  const value = ((): string | null | true => {
+    switch (key) {
+      case 'id': return m.id;
+      case 'name': return m.name;
+      case 'unit': return m.unit;
+      case 'archive_policy_name': return m.archivePolicyName;
+      case 'creator': return m.creator;
+      case 'resource_id': return m.resourceId;
+    }
+  })();
+  if (value === true) throw new Error(`metric ${m.id}: its ${key} was not read from its resource`);
+  return value;
 }
 
 /** SQL ordering as PostgreSQL does it: NULLs sort last ascending, first descending. */
@@ -91,7 +97,7 @@ function compareNullable(a: string | null, b: string | null): number {
   return a < b ? -1 : 1;
 }
 
-export function metricComparator(sorts: SortSpec<MetricSortKey>[]): (a: MetricRecord, b: MetricRecord) => number {
+export function metricComparator(sorts: SortSpec<MetricSortKey>[]): (a: StoredMetric, b: StoredMetric) => number {
   const keys = sorts.some((s) => s.key === 'id') ? sorts : [...sorts, { key: 'id' as const, direction: 'asc' as const }];
   return (a, b) => {
     for (const { key, direction } of keys) {
@@ -443,8 +449,8 @@ export class Index {
     });
   }
 
-  private someMetric(predicate: (m: MetricRecord) => boolean): boolean {
-    for (const { value } of this.storage.metrics.getRange()) {
+  private someMetric(predicate: (m: StoredMetric) => boolean): boolean {
+    for (const { value } of this.storage.metrics.getStoredRange()) {
       if (predicate(value)) return true;
     }
     return false;
@@ -462,9 +468,13 @@ export class Index {
       if (after === undefined) throw new InvalidPagination(`Invalid marker: \`${options.marker}'`);
     }
     const filters = Object.entries(options.filter) as [keyof MetricFilter, string][];
-    const page: MetricRecord[] = [];
-    for (const { value: m } of this.storage.metrics.getRange()) {
-            if (!filters.every(([k, v]) => metricField(m, k) === v)) continue;
+    const { metrics } = this.storage;
+    // What a record leaves to its resource (metric-records.ts) is read for the page's records only, unless a filter or an order needs it.
+    const keys = [...filters.map(([key]) => key), ...options.sorts.map(({ key }) => key)];
+    const records = keys.includes('name') || keys.includes('creator') ? metrics.getRange() : metrics.getStoredRange();
+    const page: StoredMetric[] = [];
+    for (const { value: m } of records) {
+      if (!filters.every(([k, v]) => metricField(m, k) === v)) continue;
       if (after !== undefined && compare(m, after) <= 0) continue;
       if (page.length === options.limit && compare(m, page[page.length - 1]!) >= 0) continue;
       let i = page.length;
@@ -472,6 +482,6 @@ export class Index {
       page.splice(i, 0, m);
       if (page.length > options.limit) page.pop();
     }
-    return page;
+    return page.map((m) => metrics.resolve(m));
   }
 }

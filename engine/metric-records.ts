@@ -113,6 +113,11 @@ export class MetricRecords {
     return this.db.getStats();
   }
 
+  /** `stored` (its id put back) with what it leaves to its resource read from it. */
+  resolve(stored: StoredMetric): MetricRecord {
+    return this.resolved(stored.id, stored);
+  }
+
   private resolved(id: string, stored: StoredMetric): MetricRecord {
     const owner = leavesToResource(stored) && stored.resourceId !== null ? this.resources.owner(stored.resourceId, id) : undefined;
     const metric = resolvedMetric(id, stored, owner);

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkStorage } from '../../engine/check.js';
 import { Engine } from '../../engine/engine.js';
-import type { MetricRecord } from '../../engine/index.js';
+import type { ListMetricsOptions, MetricRecord } from '../../engine/index.js';
 import { UnresolvedMetricRecord, type StoredMetric } from '../../engine/metric-records.js';
 import type { MetricSpec, NewResource } from '../../engine/resources.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
@@ -142,6 +142,22 @@ describe('metric records named on a resource', () => {
     expect(await engine.index.listMetrics({ filter: { name: record.name! }, sorts: [], limit: 10 })).toEqual([{ id, ...record }]);
     expect(stored(id)).toMatchObject(storedAs);
     expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+
+  it.each<[string, Partial<ListMetricsOptions>, number]>([
+    ['in id order', {}, 1],
+    ['by unit, descending', { sorts: [{ key: 'unit', direction: 'desc' }] }, 1],
+    ['filtered by name', { filter: { name: 'mem' } }, 3],
+    ['by creator', { sorts: [{ key: 'creator', direction: 'asc' }] }, 3],
+  ])('are listed %s whole, their resource read for the page alone unless a filter or an order needs it', async (_, options, reads) => {
+    await engine.index.create('generic', resource(R1, 'x', [['cpu', NEW], ['mem', NEW], ['disk', NEW]]));
+    const all = await engine.index.listMetrics({ filter: {}, sorts: [], limit: 10 });
+    const owner = vi.spyOn(engine.storage.resources, 'owner');
+    const page = await engine.index.listMetrics({ filter: {}, sorts: [], limit: 1, ...options });
+    expect(page).toHaveLength(1);
+    expect(all).toContainEqual(page[0]);
+    expect(page[0]).toMatchObject({ creator: 'x', resourceId: R1 });
+    expect(owner).toHaveBeenCalledTimes(reads);
   });
 
   it('saves the bytes of the name and the creator', async () => {
