@@ -43,10 +43,10 @@ export class UnresolvedMetricRecord extends Error {
 }
 
 /** Whether a stored record leaves a field to its resource. */
-export const leavesToResource = (m: StoredMetric): boolean => m.name === true || m.creator === true;
+const leavesToResource = (m: StoredMetric): boolean => m.name === true || m.creator === true;
 
 /** The stored form of `metric`, named on a resource of creator `ownerCreator` (undefined: on none). */
-export function storedMetric(metric: MetricRecord, ownerCreator: string | undefined): StoredMetric {
+function storedMetric(metric: MetricRecord, ownerCreator: string | undefined): StoredMetric {
   if (ownerCreator === undefined || metric.resourceId === null || metric.name === null) return metric;
   return { ...metric, name: true, creator: metric.creator === ownerCreator ? true : metric.creator };
 }
