@@ -4,6 +4,8 @@
  * sources (tests) the build's copies are used.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 
 const here = import.meta.url;
@@ -12,6 +14,18 @@ const workers = here.endsWith('.ts') ? new URL('../dist/workers/', here) : new U
 /** `data` is passed on to the module as the rest of workerData. */
 export function workerScript<D extends object>(name: string, data?: D): { filename: string; workerData: { module: string } & D } {
   return { filename: new URL('esm-entry.cjs', workers).href, workerData: { ...(data as D), module: new URL(`${name}.js`, workers).href } };
+}
+
+/**
+ * Options that give a pool's threads a young generation of `mb` (V8's
+ * resourceLimits). V8's `--max-semi-space-size`, which the server is started
+ * with for its main thread (see README), overrides a thread's resourceLimits
+ * while it is set: it is cleared, which changes no isolate already made, so
+ * that each pool sizes its own threads.
+ */
+export function youngGeneration(mb: number): { resourceLimits: ResourceLimits } {
+  setFlagsFromString('--max-semi-space-size=0');
+  return { resourceLimits: { maxYoungGenerationSizeMb: mb } };
 }
 
 /** The key of the message a worker entry posts once its task module has loaded or failed to (workers/esm-entry.cts). */

@@ -7,7 +7,14 @@ import type { DecodedSplitCache } from '../decoded-splits.js';
 import { poolAtomics, type DriversLocation } from '../drivers/location.js';
 import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
-import { destroyOnceLoaded, workerScript } from '../worker-script.js';
+import { destroyOnceLoaded, workerScript, youngGeneration } from '../worker-script.js';
+
+/**
+ * Young generation (MB) of an aggregates thread: what the server's
+ * `--max-semi-space-size=1` gives every thread (V8 sizes a young generation
+ * at three semi-spaces), which the processing pool's clears.
+ */
+const AGGREGATES_YOUNG_GENERATION_MB = 3;
 import type { ArchivePolicy } from '../archive-policy.js';
 import { EngineError } from '../errors.js';
 import type { AggregatesResult } from './align.js';
@@ -110,7 +117,14 @@ export interface AggregatesWorkerData {
 
 export function workerAggregatesRunner(drivers: DriversLocation, threads: number, splitCacheSize = 0): AggregatesRunner {
   const data: AggregatesWorkerData = { splitCacheSize };
-  const pool = new Piscina({ ...workerScript('aggregates', data), minThreads: 1, maxThreads: threads, idleTimeout: 60_000, atomics: poolAtomics(drivers) });
+  const pool = new Piscina({
+    ...workerScript('aggregates', data),
+    ...youngGeneration(AGGREGATES_YOUNG_GENERATION_MB),
+    minThreads: 1,
+    maxThreads: threads,
+    idleTimeout: 60_000,
+    atomics: poolAtomics(drivers),
+  });
   return {
     run: async (task) => unwrap((await pool.run({ drivers, wire: packTask(task) } satisfies AggregatesWorkerTask)) as TaskOutcome),
     destroy: destroyOnceLoaded(pool),
