@@ -2,9 +2,11 @@
  * Codes for the names that repeat across records: a collector's resources
  * each name the same few metrics (`cpu.usage@region=r0`), and a resource's
  * record held each name in full (engine/resource-records.ts), ~19 of a
- * time-major series' ~80 bytes. A record now holds a name's code (a byte or
- * two) and two databases hold each distinct name once: name_codes (code ->
- * name) for reads and codes_by_name (name -> code) for writes.
+ * time-major series' ~80 bytes; they all have the same type and creator
+ * too. A record now holds a name's code (a byte or two) and two databases
+ * hold each distinct name once: name_codes (code -> name) for reads and
+ * codes_by_name (name -> code) for writes. Metric names, resource types and
+ * creators share the codes: a code only stands for a text.
  *
  * A code, once given, names the same name for good: codes are never freed,
  * and none is given twice, not even one given by a write that rolled back
@@ -42,7 +44,7 @@ export class NameCodes {
     const known = this.committed.get(name) ?? this.pending.get(name);
     if (known !== undefined) return known;
     const { byCode, byName } = this;
-    if (byCode === undefined || byName === undefined) throw new Error('metric name codes are not writable in a directory opened read-only');
+    if (byCode === undefined || byName === undefined) throw new Error('name codes are not writable in a directory opened read-only');
     let code = byName.get(name);
     if (code === undefined) {
       const [last] = byCode.getKeys({ reverse: true, limit: 1 });

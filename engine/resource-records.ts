@@ -14,7 +14,10 @@
  * 13 a value had no 0 byte and each name in full (its length, its bytes),
  * which still reads. Metric names keep the storage key limit they had as
  * part of a key (key-limit.ts), so that a name is accepted or refused as
- * before.
+ * before. From format 14 the record holds its type's and its creator's
+ * codes (the same dictionary) instead of their text: a collector's
+ * resources all share both, and a Keystone creator (`user:project`) is 65
+ * characters. A record stored before holds their text, which still reads.
  */
 import type { Database } from 'lmdb';
 import { readVaruint, varuintSize, writeVaruint } from '../formats/varint.js';
@@ -24,6 +27,9 @@ import type { NameCodes } from './name-codes.js';
 import type { FieldsEncoder } from './record-codec.js';
 import type { ResourceRecord } from './resource-search.js';
 import { idFirstKeys, idValues } from './uuid-keys.js';
+
+/** A resource's record as stored: its type and creator as their codes, or as their text (before format 14). */
+export type StoredResource = Omit<ResourceRecord, 'type' | 'creator'> & { type: string | number; creator: string | number };
 
 /** A resource's named metrics: metric id by name. */
 export type NamedMetrics = Map<string, string>;
@@ -77,11 +83,15 @@ function entryAt(value: Uint8Array, at: number, coded: boolean): Entry {
   return { name: coded ? name.value : value.subarray(name.next, nameEnd), id: value.subarray(id.next, idEnd), next: idEnd };
 }
 
-/** An entry's name, read once every byte of the value was: looking a code up may read LMDB, which reuses the buffer of a value read fast. */
+/**
+ * A name as stored (an entry's, a record's type or creator), read once
+ * every byte of the value was: looking a code up may read LMDB, which
+ * reuses the buffer of a value read fast.
+ */
 function nameFrom(name: number | string, codes: NameCodes): string {
   if (typeof name === 'string') return name;
   const found = codes.name(name);
-  if (found === undefined) throw new CorruptResourceValue(`resource value: no metric name has code ${name}`);
+  if (found === undefined) throw new CorruptResourceValue(`resource value: no name has code ${name}`);
   return found;
 }
 
@@ -150,13 +160,13 @@ export class ResourceRecords {
   constructor(
     /** Keyed by resource id (uuid-keys.ts idKeys), values as laid out above. */
     readonly db: Database<Buffer, string>,
-    private readonly codec: FieldsEncoder<ResourceRecord>,
+    private readonly codec: FieldsEncoder<StoredResource>,
     private readonly codes: NameCodes,
   ) {}
 
   get(id: string): ResourceRecord | undefined {
     const value = this.db.getBinaryFast(id);
-    return value === undefined ? undefined : this.decoded(id, layoutOf(value).record);
+    return value === undefined ? undefined : this.named(id, this.codec.decode(layoutOf(value).record));
   }
 
   /** The named metrics of resource `id` (none when it does not exist), in name order. */
@@ -180,16 +190,17 @@ export class ResourceRecords {
     if (value === undefined) return undefined;
     const layout = layoutOf(value);
     const creator = this.codec.field(layout.record, 'creator');
-    return { creator, name: nameOf(value, layout, idValues.encode(metricId), this.codes) };
+    const name = nameOf(value, layout, idValues.encode(metricId), this.codes);
+    return { creator: nameFrom(creator, this.codes), name };
   }
 
   /** Every record and its named metrics, in key order. */
   *getRange(): Generator<{ key: string; value: ResourceRecord; metrics: NamedMetrics }> {
     for (const { key, value } of this.db.getRange()) {
       const layout = layoutOf(value);
-      // The record first: the metrics' codes may be looked up.
-      const record = this.decoded(key, layout.record);
-      yield { key, value: record, metrics: readNamedMetrics(value, layout, this.codes) };
+      const stored = this.codec.decode(layout.record);
+      const metrics = readNamedMetrics(value, layout, this.codes);
+      yield { key, value: this.named(key, stored), metrics };
     }
   }
 
@@ -201,14 +212,14 @@ export class ResourceRecords {
       const layout = layoutOf(old);
       metrics = layout.coded ? Buffer.from(old.subarray(layout.metricsAt, old.length)) : readNamedMetrics(old, layout, this.codes);
     }
-    this.db.putSync(id, withNamedMetrics(this.codec.encode(record), metrics, this.codes));
+    this.db.putSync(id, withNamedMetrics(this.encoded(record), metrics, this.codes));
   }
 
   /** Writes a new resource with `metrics` unless `id` holds one; answers whether it wrote. Inside a write transaction. */
   putIfAbsent(id: string, record: ResourceRecord, metrics: NamedMetrics): boolean {
     for (const name of metrics.keys()) checkNameLength(id, name);
     const putSync = this.db.putSync as unknown as PutSyncNoOverwrite;
-    return putSync.call(this.db, id, withNamedMetrics(this.codec.encode(record), metrics, this.codes), { noOverwrite: true });
+    return putSync.call(this.db, id, withNamedMetrics(this.encoded(record), metrics, this.codes), { noOverwrite: true });
   }
 
   /** Replaces the named metrics of resource `id`, which exists; inside a write transaction. */
@@ -235,9 +246,17 @@ export class ResourceRecords {
     return this.db.getStats();
   }
 
-  private decoded(id: string, bytes: Uint8Array): ResourceRecord {
-    const record = this.codec.decode(bytes);
+  /** The record's bytes, its type and creator as their codes; inside a write transaction. */
+  private encoded(record: ResourceRecord): Buffer {
+    return this.codec.encode({ ...record, type: this.codes.code(record.type), creator: this.codes.code(record.creator) });
+  }
+
+  /** A decoded record with its id and its type's and creator's text: once its value's bytes were all read (see nameFrom). */
+  private named(id: string, stored: StoredResource): ResourceRecord {
+    const record = stored as unknown as ResourceRecord;
     record.id = id;
+    record.type = nameFrom(stored.type, this.codes);
+    record.creator = nameFrom(stored.creator, this.codes);
     return record;
   }
 }

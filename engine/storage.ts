@@ -13,8 +13,8 @@ import { limitKeyLength } from './key-limit.js';
 import { MetricRecords, type StoredMetric } from './metric-records.js';
 import { NameCodes } from './name-codes.js';
 import { fieldsEncoder } from './record-codec.js';
-import { ResourceRecords } from './resource-records.js';
-import type { ResourceRecord, Revision } from './resource-search.js';
+import { ResourceRecords, type StoredResource } from './resource-records.js';
+import type { Revision } from './resource-search.js';
 import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js';
 
 /**
@@ -72,15 +72,19 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * Version 13 writes a resource's named metrics with their names' codes
  * (engine/name-codes.ts, databases name_codes and codes_by_name); older
  * values still read, so the upgrade from 12 only stamps the version.
+ * Version 14 writes a resource record's type and creator as their codes
+ * (the same dictionary); older records still read, so the upgrade from 13
+ * only stamps the version, which keeps a release of format 13, which would
+ * read numbers for them, from opening the directory.
  */
-export const FORMAT_VERSION = 13;
+export const FORMAT_VERSION = 14;
 /**
  * Meta key set in a directory whose resource records hold their named
  * metrics (created or upgraded at format 10 or later), so that the upgrade
  * moves them once, also in a directory stamped older by hand.
  */
 export const NAMED_METRICS_IN_RECORDS = 'namedMetricsInRecords';
-const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const UPGRADABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 
 /**
  * LMDB names of the databases whose keys hold a metric or resource UUID, and
@@ -219,7 +223,8 @@ const METRIC_RECORDS = fieldsEncoder<StoredMetric>(['id', 'name', 'unit', 'archi
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
 /** A resource's started_at as `true` while it is its revision_start, no attributes as nil (format 11). */
 const COMPACT_RESOURCE = { sameAs: { startedAt: 'revisionStart' }, objects: ['attrs'] } as const;
-const RESOURCE_RECORDS = fieldsEncoder<ResourceRecord>(RESOURCE_FIELDS, ['id'], 'id', COMPACT_RESOURCE);
+/** Resource records as the resources database stores them (engine/resource-records.ts gives their type and creator codes). */
+export const RESOURCE_RECORDS = fieldsEncoder<StoredResource>(RESOURCE_FIELDS, ['id'], 'id', COMPACT_RESOURCE);
 const REVISION_RECORDS = fieldsEncoder<Revision>([...RESOURCE_FIELDS, 'revision', 'revisionEnd'], ['id'], undefined, COMPACT_RESOURCE);
 
 export const DEFAULT_MAP_SIZE = 64 * 1024 ** 3;

@@ -193,7 +193,7 @@ describe('metric records named on a resource', () => {
     expect(checkStorage(engine.storage).faults).toEqual([]);
   });
 
-  it('of a format 11 directory: stamped 12 on open, read as they were, then stored the new way as renamed', async () => {
+  it('of a format 11 directory: stamped with the current format on open, read as they were, then stored the new way as renamed', async () => {
     await engine.index.create('generic', resource(R1, 'x', [['cpu', NEW]]));
     const id = await idOf(R1, 'cpu');
     const whole = engine.storage.metrics.get(id)!;

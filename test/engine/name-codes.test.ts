@@ -1,4 +1,5 @@
-// Resources hold their metrics' names as codes (engine/name-codes.ts): a
+// Resources hold their metrics' names, their type and their creator as
+// codes (engine/name-codes.ts): a
 // name has one code for good, a code is never given twice (not even one
 // given by a write that rolled back), a code found by a write is kept only
 // once that write committed, and names read back right in a later process.
@@ -33,19 +34,20 @@ function create(s: Storage, id: string, names: string[], fail = false): void {
   );
 }
 
-describe('metric name codes', () => {
+describe('name codes', () => {
   it('give a name one code, shared by every resource naming it, stored once', async () => {
     const dir = dataDir();
     let s = openStorage(dir);
     const ids = Array.from({ length: 3 }, () => randomUUID());
     for (const id of ids) create(s, id, ['cpu.usage@region=r0', 'mem.used@region=r0']);
     const code = (name: string) => s.root.transactionSync(() => s.nameCodes.code(name));
-    expect([code('cpu.usage@region=r0'), code('mem.used@region=r0')]).toEqual([1, 2]);
-    expect([...s.nameCodes.byCode!.getKeys()]).toEqual([1, 2]);
+    // The resources' type and creator have theirs first.
+    expect([code('generic'), code('admin'), code('cpu.usage@region=r0'), code('mem.used@region=r0')]).toEqual([1, 2, 3, 4]);
+    expect([...s.nameCodes.byCode!.getKeys()]).toEqual([1, 2, 3, 4]);
     await s.close();
     s = openStorage(dir);
     for (const id of ids) expect([...s.resources.metricsOf(id).keys()]).toEqual(['cpu.usage@region=r0', 'mem.used@region=r0']);
-    expect(code('cpu.usage@region=r0')).toBe(1);
+    expect(code('cpu.usage@region=r0')).toBe(3);
     await s.close();
   });
 
@@ -57,8 +59,9 @@ describe('metric name codes', () => {
     const [a, b] = [randomUUID(), randomUUID()];
     create(s, a, ['other']);
     create(s, b, ['lost', 'other']);
-    expect(s.root.transactionSync(() => s.nameCodes.code('other'))).toBe(2);
-    expect(s.root.transactionSync(() => s.nameCodes.code('lost'))).toBe(3);
+    // The write that rolled back gave 1 to 3 (its type, creator and name); the next gave 4 to 6.
+    expect(s.root.transactionSync(() => s.nameCodes.code('other'))).toBe(6);
+    expect(s.root.transactionSync(() => s.nameCodes.code('lost'))).toBe(7);
     await s.close();
     s = openStorage(dir);
     expect([...s.resources.metricsOf(a).keys()]).toEqual(['other']);

@@ -168,9 +168,12 @@ describe('index records as arrays of their fields', () => {
         const record = { ...started, attrs: {} };
         await storage.resources.put(ID, record);
         expect(storage.resources.get(ID)).toEqual(record);
-        // The mark of named metrics by code and the record's length (a byte each), then the record without its id (the key holds it), 10 bytes fewer.
+        // The mark of named metrics by code and the record's length (a byte each), then the record without its id (the key holds it),
+        // its type and creator as codes (engine/resource-records.ts), 10 bytes fewer.
         const keyedPlain = fieldsEncoder<Record<string, unknown>>(Object.keys(RESOURCE), ['id'], 'id');
-        expect(storage.resources.db.getBinary(ID)!.length).toBe(2 + keyedPlain.encode(record).length - 10);
+        const code = (name: string) => storage.root.transactionSync(() => storage.nameCodes.code(name));
+        const coded = { ...record, type: code(record.type), creator: code(record.creator) };
+        expect(storage.resources.db.getBinary(ID)!.length).toBe(2 + keyedPlain.encode(coded).length - 10);
         await storage.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });

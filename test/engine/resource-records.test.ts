@@ -1,13 +1,14 @@
 // The resources database holds each resource's record and its named
 // metrics in one value: writes of either keep the other, names come back
 // in UTF-8 order whatever order they were given in, a name keeps the key
-// limit it had in metrics_by_resource, and a value that does not read says so.
+// limit it had in metrics_by_resource, a record's type and creator are
+// stored as codes, and a value that does not read says so.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_STORAGE_KEY_BYTES, StorageKeyTooLong } from '../../engine/key-limit.js';
 import { CorruptResourceValue, splitStoredValue, withNamedMetrics } from '../../engine/resource-records.js';
 import type { ResourceRecord } from '../../engine/resource-search.js';
-import { openStorage, type Storage } from '../../engine/storage.js';
+import { openStorage, RESOURCE_RECORDS, type Storage } from '../../engine/storage.js';
 import { idValues } from '../../engine/uuid-keys.js';
 import { tempDirs } from '../temp-dirs.js';
 
@@ -93,7 +94,7 @@ describe('resource records', () => {
     expect(() => splitStoredValue(Buffer.from([0x40]), codes)).toThrow(CorruptResourceValue);
     const unknownCode = Buffer.from(value);
     unknownCode[1 + 1 + bytes.length] = 0x7f;
-    expect(() => splitStoredValue(unknownCode, codes)).toThrow(/no metric name has code 127/);
+    expect(() => splitStoredValue(unknownCode, codes)).toThrow(/no name has code 127/);
   });
 
   it('reads a value of format 12, its names in full, and writes it again by code', () => {
@@ -114,5 +115,31 @@ describe('resource records', () => {
     storage.root.transactionSync(() => storage.resources.put(ID, record({ originalResourceId: 'host-2' })));
     expect(storage.resources.db.getBinary(ID)![0], 'written by code').toBe(0);
     expect(storage.resources.metricsOf(ID)).toEqual(named);
+  });
+
+  it('stores a record\'s type and creator as codes, and reads a record of format 13 that holds their text', () => {
+    const keystone = `${'u'.repeat(32)}:${'p'.repeat(32)}`;
+    const r = record({ type: 'influxdb', creator: keystone });
+    const cpu = randomUUID();
+    storage.root.transactionSync(() => storage.resources.putIfAbsent(ID, r, new Map([['cpu', cpu]])));
+    const coded = storage.resources.db.getBinary(ID)!;
+    const recordBytes = coded.subarray(2, 2 + coded[1]!);
+    const asText = RESOURCE_RECORDS.encode(r);
+    expect(asText.length - recordBytes.length, 'the text of both, but a byte each').toBeGreaterThanOrEqual(keystone.length + 'influxdb'.length);
+    expect(Buffer.from(recordBytes).includes(keystone)).toBe(false);
+    expect(storage.resources.get(ID)).toEqual(r);
+    expect(storage.resources.owner(ID, cpu)).toEqual({ creator: keystone, name: 'cpu' });
+    expect([...storage.resources.getRange()]).toEqual([{ key: ID, value: r, metrics: new Map([['cpu', cpu]]) }]);
+
+    // Format 13's record: the text of both.
+    storage.root.transactionSync(() => storage.resources.db.putSync(ID, withNamedMetrics(asText, new Map([['cpu', cpu]]), storage.nameCodes)));
+    expect(storage.resources.get(ID)).toEqual(r);
+    expect(storage.resources.owner(ID, cpu)).toEqual({ creator: keystone, name: 'cpu' });
+    storage.root.transactionSync(() => storage.resources.put(ID, record({ type: 'influxdb', creator: keystone, originalResourceId: 'host-2' })));
+    expect(storage.resources.db.getBinary(ID)!.length, 'written by code').toBe(coded.length);
+
+    const unknownType = RESOURCE_RECORDS.encode({ ...r, type: 0x7f });
+    storage.root.transactionSync(() => storage.resources.db.putSync(ID, withNamedMetrics(unknownType, new Map(), storage.nameCodes)));
+    expect(() => storage.resources.get(ID)).toThrow(/no name has code 127/);
   });
 });

@@ -2,7 +2,8 @@
 // (engine/metric-records.ts): through HTTP, after a restart (nothing cached),
 // a metric answers its name, creator and resource as created, and as moved,
 // renamed or detached by resource updates; a resource's deletion takes its
-// metrics with it.
+// metrics with it. Resources, whose records hold their type and creator as
+// codes (engine/resource-records.ts), answer and are found by them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,5 +82,19 @@ describe('metrics named on resources, read after a restart', () => {
     await restart();
     expect((await metric(disk)).status).toBe(404);
     expect((await metric(cpu)).status).toBe(200);
+  });
+});
+
+describe('resources read after a restart', () => {
+  it('answer their type and creator, which their records hold as codes, and are found by them', async () => {
+    expect((await json(t.app, 'POST', '/v1/resource_type', { name: 'host', attributes: {} }, ADMIN)).status).toBe(201);
+    expect((await json(t.app, 'POST', '/v1/resource/host', { id: R1 }, USER)).status).toBe(201);
+    expect((await json(t.app, 'POST', '/v1/resource/generic', { id: R2 }, ADMIN)).status).toBe(201);
+    await restart();
+    expect((await json(t.app, 'GET', `/v1/resource/generic/${R1}`, undefined, ADMIN)).body).toMatchObject({ id: R1, type: 'host', creator: 'foobar' });
+    expect((await json(t.app, 'GET', `/v1/resource/generic/${R2}`, undefined, ADMIN)).body).toMatchObject({ id: R2, type: 'generic', creator: 'admin' });
+    const ids = (res: { body: { id: string }[] }) => res.body.map((r) => r.id);
+    expect(ids(await json(t.app, 'GET', '/v1/resource/host', undefined, ADMIN))).toEqual([R1]);
+    expect(ids(await json(t.app, 'POST', '/v1/search/resource/generic', { '=': { creator: 'foobar' } }, ADMIN))).toEqual([R1]);
   });
 });
