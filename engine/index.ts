@@ -429,11 +429,11 @@ export class Index {
       let ownerCreator: string | undefined;
       if (metric.resourceId !== null && metric.name !== null) {
         const { resources } = this.storage;
-        const named = resources.metricsIfExists(metric.resourceId);
-        if (named === undefined) throw new NoSuchResource(metric.resourceId);
-        if (named.has(metric.name)) throw new NamedMetricAlreadyExists(metric.name);
-        resources.setMetrics(metric.resourceId, named.set(metric.name, metric.id));
-        ownerCreator = resources.get(metric.resourceId)!.creator;
+        const owner = resources.namedAndCreator(metric.resourceId);
+        if (owner === undefined) throw new NoSuchResource(metric.resourceId);
+        if (owner.metrics.has(metric.name)) throw new NamedMetricAlreadyExists(metric.name);
+        resources.setMetrics(metric.resourceId, owner.metrics.set(metric.name, metric.id));
+        ownerCreator = owner.creator;
       }
       this.putMetric(metric, ownerCreator);
       return metric;

@@ -131,8 +131,8 @@ export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uin
   if (metrics instanceof Uint8Array) size += metrics.length;
   else {
     // In name order (UTF-8 bytes), as metricsOf answers them.
-    const names = [...metrics.keys()].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-    for (const name of names) {
+    const names = [...metrics.keys()].map((name) => ({ name, bytes: Buffer.from(name, 'utf8') })).sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+    for (const { name } of names) {
       const entry: [string, number, Buffer] = [name, codes.code(name), idValues.encode(metrics.get(name)!)];
       entries.push(entry);
       size += varuintSize(entry[1]) + varuintSize(entry[2].length) + entry[2].length;
@@ -178,6 +178,16 @@ export class ResourceRecords {
   metricsIfExists(id: string): NamedMetrics | undefined {
     const value = this.db.getBinaryFast(id);
     return value === undefined ? undefined : readNamedMetrics(value, layoutOf(value), this.codes);
+  }
+
+  /** metricsIfExists with the resource's creator: one read for both. */
+  namedAndCreator(id: string): { metrics: NamedMetrics; creator: string } | undefined {
+    const value = this.db.getBinaryFast(id);
+    if (value === undefined) return undefined;
+    const layout = layoutOf(value);
+    const creator = this.codec.field(layout.record, 'creator');
+    const metrics = readNamedMetrics(value, layout, this.codes);
+    return { metrics, creator: nameFrom(creator, this.codes) };
   }
 
   /**

@@ -17,9 +17,12 @@ import { FORMAT_VERSION } from '../../engine/storage.js';
 let engine: Engine;
 let dataDir: string;
 
+/** The engine on dataDir, processing left to the tests. */
+const open = () => Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'gnocchi-metric-records-'));
-  engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+  engine = await open();
   await engine.index.createPolicy({ name: 'p', backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] });
 });
 
@@ -177,30 +180,33 @@ describe('metric records named on a resource', () => {
     const ids = [...(await engine.index.metricsOf(R1)).values()];
     // A process that has not read them yet.
     await engine.close();
-    engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    engine = await open();
     await engine.index.delete('generic', R1);
     for (const id of ids) expect(engine.storage.metrics.doesExist(id)).toBe(false);
     expect(checkStorage(engine.storage).faults).toEqual([]);
   });
 
-  it('read a record stored whole (format 11) as it was', async () => {
+  /** A resource's metric whose record is stored whole, as before format 12. */
+  const storedWhole = async (): Promise<{ id: string; whole: MetricRecord }> => {
     await engine.index.create('generic', resource(R1, 'x', [['cpu', NEW]]));
     const id = await idOf(R1, 'cpu');
     const whole = engine.storage.metrics.get(id)!;
     engine.storage.metrics.db.putSync(id, whole);
+    return { id, whole };
+  };
+
+  it('read a record stored whole (format 11) as it was', async () => {
+    const { id, whole } = await storedWhole();
     expect(stored(id)).toMatchObject({ name: 'cpu', creator: 'x' });
     expect(engine.storage.metrics.get(id)).toEqual(whole);
     expect(checkStorage(engine.storage).faults).toEqual([]);
   });
 
   it('of a format 11 directory: stamped with the current format on open, read as they were, then stored the new way as renamed', async () => {
-    await engine.index.create('generic', resource(R1, 'x', [['cpu', NEW]]));
-    const id = await idOf(R1, 'cpu');
-    const whole = engine.storage.metrics.get(id)!;
-    engine.storage.metrics.db.putSync(id, whole);
+    const { id, whole } = await storedWhole();
     engine.storage.meta.putSync('format', 11);
     await engine.close();
-    engine = await Engine.open({ dataDir, defaultArchivePolicies: false, defaultAggregationMethods: ['mean'], workers: 0, processingIntervalMs: 1e9 });
+    engine = await open();
     expect(engine.storage.meta.get('format')).toBe(FORMAT_VERSION);
     expect(stored(id)).toMatchObject({ name: 'cpu', creator: 'x' });
     expect(await engine.index.getMetric(id)).toEqual(whole);

@@ -129,6 +129,8 @@ describe('resource records', () => {
     expect(Buffer.from(recordBytes).includes(keystone)).toBe(false);
     expect(storage.resources.get(ID)).toEqual(r);
     expect(storage.resources.owner(ID, cpu)).toEqual({ creator: keystone, name: 'cpu' });
+    expect(storage.resources.namedAndCreator(ID)).toEqual({ metrics: new Map([['cpu', cpu]]), creator: keystone });
+    expect(storage.resources.namedAndCreator(randomUUID())).toBeUndefined();
     expect([...storage.resources.getRange()]).toEqual([{ key: ID, value: r, metrics: new Map([['cpu', cpu]]) }]);
 
     // Format 13's record: the text of both.
