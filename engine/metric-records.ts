@@ -13,6 +13,10 @@
  * A resource's creator never changes, and a metric's name changes only
  * with the resource naming it, which rewrites the metric's record. Records
  * stored whole (before format 12, or without a resource) read as they were.
+ * From format 14 a record holds its archive policy's code (engine/name-codes.ts)
+ * instead of its name: Ceilometer's are ~20 characters (`ceilometer-low-rate`),
+ * the same for thousands of metrics. A record stored before holds the name,
+ * which still reads.
  *
  * It offers only the operations the engine uses, so that a new kind of
  * read fails to compile rather than return records without their id or
@@ -20,6 +24,7 @@
  */
 import type { Database, RangeIterable } from 'lmdb';
 import type { MetricRecord } from './index.js';
+import type { NameCodes } from './name-codes.js';
 import type { ResourceRecords } from './resource-records.js';
 
 /** A metric record as stored: `true` for a field its resource holds. */
@@ -27,6 +32,9 @@ export interface StoredMetric extends Omit<MetricRecord, 'name' | 'creator'> {
   name: string | null | true;
   creator: string | true;
 }
+
+/** A metric record as in the database: its archive policy as its code, or as its name (before format 14). */
+export type CodedMetric = Omit<StoredMetric, 'archivePolicyName'> & { archivePolicyName: string | number };
 
 /** What a metric's resource holds of it. */
 export interface MetricOwner {
@@ -41,6 +49,9 @@ export class UnresolvedMetricRecord extends Error {
     super(`metric ${metricId} leaves its name or creator to resource ${String(resourceId)}, which does not name it`);
   }
 }
+
+/** A record whose archive policy's code no name has. */
+export class CorruptMetricRecord extends Error {}
 
 /** Whether a stored record leaves a field to its resource. */
 const leavesToResource = (m: StoredMetric): boolean => m.name === true || m.creator === true;
@@ -63,33 +74,30 @@ export function resolvedMetric(id: string, stored: StoredMetric, owner: MetricOw
 
 export class MetricRecords {
   constructor(
-    readonly db: Database<StoredMetric, string>,
+    readonly db: Database<CodedMetric, string>,
     private readonly resources: ResourceRecords,
+    private readonly codes: NameCodes,
   ) {}
 
   get(id: string): MetricRecord | undefined {
-    const stored = this.db.get(id);
-    return stored === undefined ? undefined : this.resolved(id, stored);
+    const coded = this.db.get(id);
+    return coded === undefined ? undefined : this.resolved(id, this.stored(id, coded));
   }
 
-  /** The record as stored, its id put back: what it leaves to its resource unread. */
+  /** The record as stored, its id and its policy's name put back: what it leaves to its resource unread. */
   getStored(id: string): StoredMetric | undefined {
-    const stored = this.db.get(id);
-    if (stored !== undefined) stored.id = id;
-    return stored;
+    const coded = this.db.get(id);
+    return coded === undefined ? undefined : this.stored(id, coded);
   }
 
   /** Every record, in key order. */
   getRange(): RangeIterable<{ key: string; value: MetricRecord }> {
-    return this.db.getRange().map(({ key, value }) => ({ key, value: this.resolved(key, value) }));
+    return this.db.getRange().map(({ key, value }) => ({ key, value: this.resolved(key, this.stored(key, value)) }));
   }
 
-  /** Every record as stored (its id put back), in key order: for `check`, which resolves them itself. */
+  /** Every record as stored (as getStored answers it), in key order: for `check`, which resolves them itself. */
   getStoredRange(): RangeIterable<{ key: string; value: StoredMetric }> {
-    return this.db.getRange().map(({ key, value }) => {
-      value.id = key;
-      return { key, value };
-    });
+    return this.db.getRange().map(({ key, value }) => ({ key, value: this.stored(key, value) }));
   }
 
   doesExist(id: string): boolean {
@@ -102,7 +110,7 @@ export class MetricRecords {
    * commits, if any: what that resource holds is left out.
    */
   put(id: string, metric: MetricRecord, ownerCreator?: string): Promise<boolean> {
-    return this.db.put(id, storedMetric(metric, ownerCreator));
+    return this.db.put(id, { ...storedMetric(metric, ownerCreator), archivePolicyName: this.codes.code(metric.archivePolicyName) });
   }
 
   remove(id: string): Promise<boolean> {
@@ -116,6 +124,18 @@ export class MetricRecords {
   /** `stored` (its id put back) with what it leaves to its resource read from it. */
   resolve(stored: StoredMetric): MetricRecord {
     return this.resolved(stored.id, stored);
+  }
+
+  /** A record read, its id and its policy's name put back. */
+  private stored(id: string, coded: CodedMetric): StoredMetric {
+    const stored = coded as StoredMetric;
+    stored.id = id;
+    if (typeof coded.archivePolicyName === 'number') {
+      const name = this.codes.name(coded.archivePolicyName);
+      if (name === undefined) throw new CorruptMetricRecord(`metric ${id}: no name has code ${coded.archivePolicyName}`);
+      stored.archivePolicyName = name;
+    }
+    return stored;
   }
 
   private resolved(id: string, stored: StoredMetric): MetricRecord {

@@ -5,8 +5,9 @@
  * time-major series' ~80 bytes; they all have the same type and creator
  * too. A record now holds a name's code (a byte or two) and two databases
  * hold each distinct name once: name_codes (code -> name) for reads and
- * codes_by_name (name -> code) for writes. Metric names, resource types and
- * creators share the codes: a code only stands for a text.
+ * codes_by_name (name -> code) for writes. Metric names, resource types,
+ * creators and archive policies share the codes: a code only stands for a
+ * text.
  *
  * A code, once given, names the same name for good: codes are never freed,
  * and none is given twice, not even one given by a write that rolled back

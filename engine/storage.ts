@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
 import type { SplitKeyTuple, StateChunkKey } from './drivers/types.js';
 import { limitKeyLength } from './key-limit.js';
-import { MetricRecords, type StoredMetric } from './metric-records.js';
+import { MetricRecords, type CodedMetric } from './metric-records.js';
 import { NameCodes } from './name-codes.js';
 import { fieldsEncoder } from './record-codec.js';
 import { ResourceRecords, type StoredResource } from './resource-records.js';
@@ -72,8 +72,9 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * Version 13 writes a resource's named metrics with their names' codes
  * (engine/name-codes.ts, databases name_codes and codes_by_name); older
  * values still read, so the upgrade from 12 only stamps the version.
- * Version 14 writes a resource record's type and creator as their codes
- * (the same dictionary); older records still read, so the upgrade from 13
+ * Version 14 writes a resource record's type and creator, and a metric
+ * record's archive policy, as their codes (the same dictionary); older
+ * records still read, so the upgrade from 13
  * only stamps the version, which keeps a release of format 13, which would
  * read numbers for them, from opening the directory.
  */
@@ -219,7 +220,7 @@ const VALUE_INDEX = {
 export const withEncoder = (encoder: object) => ({ encoder });
 /** Options of a database of ID_KEYED_DBS: its name and key encoder. */
 export const idKeyed = (name: string) => ({ name, keyEncoder: ID_KEYED_DBS[name]! });
-const METRIC_RECORDS = fieldsEncoder<StoredMetric>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
+const METRIC_RECORDS = fieldsEncoder<CodedMetric>(['id', 'name', 'unit', 'archivePolicyName', 'creator', 'resourceId'], ['id', 'resourceId'], 'id');
 const RESOURCE_FIELDS = ['id', 'type', 'originalResourceId', 'creator', 'userId', 'projectId', 'startedAt', 'endedAt', 'revisionStart', 'attrs'] as const;
 /** A resource's started_at as `true` while it is its revision_start, no attributes as nil (format 11). */
 const COMPACT_RESOURCE = { sameAs: { startedAt: 'revisionStart' }, objects: ['attrs'] } as const;
@@ -257,7 +258,7 @@ export function openStorage(dataDir: string, options: StorageOptions = {}): Stor
   const resources = new ResourceRecords(db<Buffer, string>({ ...idKeyed('resources'), encoding: 'binary' }), RESOURCE_RECORDS, nameCodes);
   const storage: Storage = {
     root,
-    metrics: new MetricRecords(db<StoredMetric, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }), resources),
+    metrics: new MetricRecords(db<CodedMetric, string>({ ...idKeyed('metrics'), ...withEncoder(METRIC_RECORDS) }), resources, nameCodes),
     meta: db({ name: 'meta', encoding: 'msgpack' }),
     policies: db({ name: 'policies', encoding: 'msgpack' }),
     rules: db({ name: 'rules', encoding: 'msgpack' }),

@@ -175,6 +175,24 @@ describe('metric records named on a resource', () => {
     expect(whole - (await size('another'))).toBe(19 + 1 - 1);
   });
 
+  it('hold their archive policy\'s code, and read a record of format 13 that holds its name', async () => {
+    const policy = 'ceilometer-low-rate';
+    await engine.index.createPolicy({ name: policy, backWindow: 0, definition: [{ granularity: 1e6, points: 60, timespan: 60e6 }], aggregationMethods: ['mean'] });
+    await engine.index.create('generic', resource(R1, 'x', [['cpu', { ...NEW, archivePolicyName: policy }]]));
+    const id = await idOf(R1, 'cpu');
+    const coded = engine.storage.metrics.db.getBinary(id)!.length;
+    const metric = engine.storage.metrics.get(id)!;
+    expect(metric.archivePolicyName).toBe(policy);
+    // Format 13's record: the policy's name.
+    engine.storage.metrics.db.putSync(id, engine.storage.metrics.getStored(id)!);
+    expect(engine.storage.metrics.db.getBinary(id)!.length - coded, 'the name and its header, but a byte').toBe(policy.length);
+    await engine.close();
+    engine = await open();
+    expect(await engine.index.getMetric(id)).toEqual(metric);
+    expect(await engine.index.listMetrics({ filter: { archive_policy_name: policy }, sorts: [], limit: 10 })).toEqual([metric]);
+    expect(checkStorage(engine.storage).faults).toEqual([]);
+  });
+
   it('are gone with their resource, whose deletion reads them first', async () => {
     await engine.index.create('generic', resource(R1, 'x', [['cpu', NEW], ['mem', NEW]]));
     const ids = [...(await engine.index.metricsOf(R1)).values()];

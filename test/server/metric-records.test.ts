@@ -3,7 +3,8 @@
 // a metric answers its name, creator and resource as created, and as moved,
 // renamed or detached by resource updates; a resource's deletion takes its
 // metrics with it. Resources, whose records hold their type and creator as
-// codes (engine/resource-records.ts), answer and are found by them.
+// codes (engine/resource-records.ts), and metrics, whose records hold their
+// archive policy's, answer and are found by them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,12 +86,15 @@ describe('metrics named on resources, read after a restart', () => {
   });
 });
 
-describe('resources read after a restart', () => {
-  it('answer their type and creator, which their records hold as codes, and are found by them', async () => {
+describe('resources and metrics read after a restart', () => {
+  it('answer their type, creator and archive policy, which their records hold as codes, and are found by them', async () => {
     expect((await json(t.app, 'POST', '/v1/resource_type', { name: 'host', attributes: {} }, ADMIN)).status).toBe(201);
     expect((await json(t.app, 'POST', '/v1/resource/host', { id: R1 }, USER)).status).toBe(201);
     expect((await json(t.app, 'POST', '/v1/resource/generic', { id: R2 }, ADMIN)).status).toBe(201);
+    const cpu = (await json(t.app, 'POST', '/v1/metric', { archive_policy_name: 'p', resource_id: R1, name: 'cpu' }, ADMIN)).body.id as string;
     await restart();
+    expect((await json(t.app, 'GET', `/v1/metric/${cpu}`, undefined, ADMIN)).body).toMatchObject({ id: cpu, archive_policy: { name: 'p' } });
+    expect((await json(t.app, 'GET', '/v1/metric?archive_policy_name=p', undefined, ADMIN)).body.map((m: { id: string }) => m.id)).toEqual([cpu]);
     expect((await json(t.app, 'GET', `/v1/resource/generic/${R1}`, undefined, ADMIN)).body).toMatchObject({ id: R1, type: 'host', creator: 'foobar' });
     expect((await json(t.app, 'GET', `/v1/resource/generic/${R2}`, undefined, ADMIN)).body).toMatchObject({ id: R2, type: 'generic', creator: 'admin' });
     const ids = (res: { body: { id: string }[] }) => res.body.map((r) => r.id);
