@@ -8,6 +8,10 @@ import { poolAtomics, type DriversLocation } from '../drivers/location.js';
 import type { SeriesStore } from '../drivers/types.js';
 import { Piscina } from 'piscina';
 import { destroyOnceLoaded, workerScript, youngGeneration } from '../worker-script.js';
+import type { ArchivePolicy } from '../archive-policy.js';
+import { EngineError } from '../errors.js';
+import type { AggregatesResult } from './align.js';
+import { loadAndRunAggregatesTask, type AggregatesTask, type SeriesRef, type TaskOutcome } from './task.js';
 
 /**
  * Young generation (MB) of an aggregates thread: what the server's
@@ -15,10 +19,6 @@ import { destroyOnceLoaded, workerScript, youngGeneration } from '../worker-scri
  * at three semi-spaces), which the processing pool's clears.
  */
 const AGGREGATES_YOUNG_GENERATION_MB = 3;
-import type { ArchivePolicy } from '../archive-policy.js';
-import { EngineError } from '../errors.js';
-import type { AggregatesResult } from './align.js';
-import { loadAndRunAggregatesTask, type AggregatesTask, type SeriesRef, type TaskOutcome } from './task.js';
 
 export interface AggregatesRunner {
   run(task: AggregatesTask): Promise<AggregatesResult>;

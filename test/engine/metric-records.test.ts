@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkStorage } from '../../engine/check.js';
 import { Engine } from '../../engine/engine.js';
 import type { ListMetricsOptions, MetricRecord } from '../../engine/index.js';
-import { UnresolvedMetricRecord, type StoredMetric } from '../../engine/metric-records.js';
+import { CorruptMetricRecord, UnresolvedMetricRecord, type StoredMetric } from '../../engine/metric-records.js';
 import type { MetricSpec, NewResource } from '../../engine/resources.js';
 import { FORMAT_VERSION } from '../../engine/storage.js';
 
@@ -191,6 +191,8 @@ describe('metric records named on a resource', () => {
     expect(await engine.index.getMetric(id)).toEqual(metric);
     expect(await engine.index.listMetrics({ filter: { archive_policy_name: policy }, sorts: [], limit: 10 })).toEqual([metric]);
     expect(checkStorage(engine.storage).faults).toEqual([]);
+    engine.storage.metrics.db.putSync(id, { ...engine.storage.metrics.getStored(id)!, archivePolicyName: 0x7f });
+    expect(() => engine.storage.metrics.get(id)).toThrow(CorruptMetricRecord);
   });
 
   it('are gone with their resource, whose deletion reads them first', async () => {
