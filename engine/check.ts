@@ -456,7 +456,7 @@ class Checker {
     return false;
   }
 
-  /** The metric name codes: each code names a name that has it back, and each name has a code that names it. */
+  /** The name codes: each code names a name that has it back, and each name has a code that names it. */
   nameCodes(): void {
     const { byCode, byName } = this.storage.nameCodes;
     if (byCode === undefined || byName === undefined) return;

@@ -75,18 +75,20 @@ export interface ListMetricsOptions {
 
 /** A listed metric's field: one its record leaves to its resource must have been read (see listMetrics). */
 function metricField(m: StoredMetric, key: MetricSortKey): string | null {
-  const value = ((): string | null | true => {
-    switch (key) {
-      case 'id': return m.id;
-      case 'name': return m.name;
-      case 'unit': return m.unit;
-      case 'archive_policy_name': return m.archivePolicyName;
-      case 'creator': return m.creator;
-      case 'resource_id': return m.resourceId;
-    }
-  })();
+  const value = storedField(m, key);
   if (value === true) throw new Error(`metric ${m.id}: its ${key} was not read from its resource`);
   return value;
+}
+
+function storedField(m: StoredMetric, key: MetricSortKey): string | null | true {
+  switch (key) {
+    case 'id': return m.id;
+    case 'name': return m.name;
+    case 'unit': return m.unit;
+    case 'archive_policy_name': return m.archivePolicyName;
+    case 'creator': return m.creator;
+    case 'resource_id': return m.resourceId;
+  }
 }
 
 /** SQL ordering as PostgreSQL does it: NULLs sort last ascending, first descending. */

@@ -56,10 +56,10 @@ export class CorruptMetricRecord extends Error {}
 /** Whether a stored record leaves a field to its resource. */
 const leavesToResource = (m: StoredMetric): boolean => m.name === true || m.creator === true;
 
-/** The stored form of `metric`, named on a resource of creator `ownerCreator` (undefined: on none). */
-function storedMetric(metric: MetricRecord, ownerCreator: string | undefined): StoredMetric {
-  if (ownerCreator === undefined || metric.resourceId === null || metric.name === null) return metric;
-  return { ...metric, name: true, creator: metric.creator === ownerCreator ? true : metric.creator };
+/** The stored form of `metric`, its policy's code `policyCode`, named on a resource of creator `ownerCreator` (undefined: on none). */
+function codedMetric(metric: MetricRecord, ownerCreator: string | undefined, policyCode: number): CodedMetric {
+  if (ownerCreator === undefined || metric.resourceId === null || metric.name === null) return { ...metric, archivePolicyName: policyCode };
+  return { ...metric, archivePolicyName: policyCode, name: true, creator: metric.creator === ownerCreator ? true : metric.creator };
 }
 
 /** `stored` (of id `id`) with the fields it leaves to `owner` filled in; undefined when `owner` cannot fill them. */
@@ -110,7 +110,7 @@ export class MetricRecords {
    * commits, if any: what that resource holds is left out.
    */
   put(id: string, metric: MetricRecord, ownerCreator?: string): Promise<boolean> {
-    return this.db.put(id, { ...storedMetric(metric, ownerCreator), archivePolicyName: this.codes.code(metric.archivePolicyName) });
+    return this.db.put(id, codedMetric(metric, ownerCreator, this.codes.code(metric.archivePolicyName)));
   }
 
   remove(id: string): Promise<boolean> {

@@ -127,15 +127,19 @@ function nameOf(value: Uint8Array, layout: Layout, id: Uint8Array, codes: NameCo
  */
 export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uint8Array, codes: NameCodes): Buffer {
   let size = 1 + varuintSize(record.length) + record.length;
-  const entries: [name: string, code: number, id: Buffer][] = [];
+  const entries: [code: number, id: Buffer][] = [];
   if (metrics instanceof Uint8Array) size += metrics.length;
   else {
-    // In name order (UTF-8 bytes), as metricsOf answers them.
-    const names = [...metrics.keys()].map((name) => ({ name, bytes: Buffer.from(name, 'utf8') })).sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-    for (const { name } of names) {
-      const entry: [string, number, Buffer] = [name, codes.code(name), idValues.encode(metrics.get(name)!)];
+    // In name order (UTF-8 bytes), as metricsOf answers them; each name encoded once, and not at all for a lone one (a collector's).
+    const named = [...metrics];
+    if (named.length > 1) {
+      const bytes = new Map(named.map(([name]) => [name, Buffer.from(name, 'utf8')]));
+      named.sort(([a], [b]) => Buffer.compare(bytes.get(a)!, bytes.get(b)!));
+    }
+    for (const [name, id] of named) {
+      const entry: [number, Buffer] = [codes.code(name), idValues.encode(id)];
       entries.push(entry);
-      size += varuintSize(entry[1]) + varuintSize(entry[2].length) + entry[2].length;
+      size += varuintSize(entry[0]) + varuintSize(entry[1].length) + entry[1].length;
     }
   }
   const out = Buffer.allocUnsafe(size);
@@ -144,7 +148,7 @@ export function withNamedMetrics(record: Uint8Array, metrics: NamedMetrics | Uin
   out.set(record, p);
   p += record.length;
   if (metrics instanceof Uint8Array) out.set(metrics, p);
-  for (const [, code, id] of entries) {
+  for (const [code, id] of entries) {
     p = writeVaruint(out, code, p);
     p = writeVaruint(out, id.length, p);
     out.set(id, p);

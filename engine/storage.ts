@@ -74,9 +74,9 @@ import { idFirstKeys, idKeys, idLastKeys, type KeyEncoder } from './uuid-keys.js
  * values still read, so the upgrade from 12 only stamps the version.
  * Version 14 writes a resource record's type and creator, and a metric
  * record's archive policy, as their codes (the same dictionary); older
- * records still read, so the upgrade from 13
- * only stamps the version, which keeps a release of format 13, which would
- * read numbers for them, from opening the directory.
+ * records still read, so the upgrade from 13 only stamps the version, which
+ * keeps a release of format 13, which would read numbers for them, from
+ * opening the directory.
  */
 export const FORMAT_VERSION = 14;
 /**
@@ -132,7 +132,7 @@ export interface Storage {
   readonly resourceTypes: Database<unknown, string>;
   /** Current revision of each resource, and its named metrics, by resource UUID. */
   readonly resources: ResourceRecords;
-  /** The codes of the metric names resources hold (databases name_codes and codes_by_name). */
+  /** The codes of the metric names, types, creators and archive policies records hold (databases name_codes and codes_by_name). */
   readonly nameCodes: NameCodes;
   /** Past revisions, by (resource UUID, revision number). */
   readonly resourceHistory: Database<unknown, ResourceHistoryKey>;
